@@ -1,0 +1,32 @@
+"""sourcediff: derivatives of plain numeric Python by source transformation, compiled with Numba.
+
+See API.md for the contract; ``sourcediff.pipeline`` for the stages.
+"""
+
+from .api import adjoint_source, grad, jacobian, jit, jvp, value_and_grad, vjp
+from .errors import (
+    ArgumentError,
+    SourceDiffError,
+    TypeInferenceError,
+    UnsupportedCallError,
+    UnsupportedSyntaxError,
+)
+from .testing import check_grad
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "ArgumentError",
+    "SourceDiffError",
+    "TypeInferenceError",
+    "UnsupportedCallError",
+    "UnsupportedSyntaxError",
+    "adjoint_source",
+    "check_grad",
+    "grad",
+    "jacobian",
+    "jit",
+    "jvp",
+    "value_and_grad",
+    "vjp",
+]

@@ -1,0 +1,157 @@
+"""To-be-recorded analysis: which overwrites must save the old value.
+
+The reverse sweep walks the program backwards and *restores* each saved
+variable at the point where the forward sweep overwrote it, so that every
+value it reads is the one the forward sweep had at that point. A variable
+needs saving at an assignment only if the reverse sweep reads it (a partial
+derivative uses it, a branch is replayed from it, a loop is replayed from its
+trip count) at some earlier point from which this assignment is reachable
+without passing another assignment of it. This is a forward data-flow
+analysis over the structured program; with it, straight-line code records
+nothing and a loop records per iteration only what it overwrites and needs.
+
+The analysis also marks the compound statements whose reverse is non-empty
+(``has_work``), so the reverse sweep omits branches and loops with nothing to do.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+from .. import rules
+from ..errors import SourceDiffError
+
+
+@dataclass
+class Recording:
+    """Typed side table of the analysis, keyed by statement identity."""
+
+    saves: set[int] = field(default_factory=set)  # Assign nodes that save the old value
+    has_work: set[int] = field(default_factory=set)  # If/For/While nodes with reverse work
+    reads: set[str] = field(default_factory=set)  # names the reverse sweep reads
+
+    def saves_at(self, stmt: ast.stmt) -> bool:
+        """Whether ``stmt`` saves the value it overwrites."""
+        return id(stmt) in self.saves
+
+    def works(self, stmt: ast.stmt) -> bool:
+        """Whether the reverse of compound statement ``stmt`` does anything."""
+        return id(stmt) in self.has_work
+
+
+def reverse_reads(stmt: ast.Assign, active: set[str]) -> set[str]:
+    """Primal names the adjoint of ``stmt`` reads (in its partials)."""
+    target = stmt.targets[0].id
+    if target not in active:
+        return set()
+    value = stmt.value
+    rule = rules.lookup(rules.rule_name(value))
+    if rule is None:
+        return set()
+    holes = dict(zip(rule.params, rules.operands(value)))
+    holes["out"] = ast.Name(target, ast.Load())
+    names: set[str] = set()
+    for arg, partial in zip(rules.operands(value), rule.partials):
+        if partial is None or not (isinstance(arg, ast.Name) and arg.id in active):
+            continue
+        expr = rules.instantiate(partial, holes)
+        names |= {n.id for n in ast.walk(expr) if isinstance(n, ast.Name)}
+    return names - {"math", "np"}
+
+
+def loop_reads(loop: ast.stmt, counters: dict) -> set[str]:
+    """Names the reverse of ``loop`` reads at the loop's exit: counter, start, step."""
+    names = {counters[loop].name}
+    if isinstance(loop, ast.For):
+        args = loop.iter.args
+        bounds = [args[0]] if len(args) > 1 else []
+        bounds += [args[2]] if len(args) == 3 else []
+        names |= {a.id for a in bounds if isinstance(a, ast.Name)}
+    return names
+
+
+class _Analysis:
+    def __init__(self, node: ast.FunctionDef, active: set[str], counters: dict, filename: str):
+        self.node = node
+        self.active = active
+        self.counters = counters
+        self.filename = filename
+        self.result = Recording()
+
+    def run(self) -> Recording:
+        while True:
+            before = (len(self.result.saves), len(self.result.has_work))
+            self.result.reads = set()
+            self.block(self.node.body, set())
+            self._mark_work(self.node.body)
+            if (len(self.result.saves), len(self.result.has_work)) == before:
+                return self.result
+
+    def block(self, stmts: list[ast.stmt], live: set[str]) -> set[str]:
+        for stmt in stmts:
+            live = self.stmt(stmt, live)
+        return live
+
+    def stmt(self, stmt: ast.stmt, live: set[str]) -> set[str]:
+        if isinstance(stmt, ast.Assign):
+            return self.assign(stmt, live)
+        if isinstance(stmt, ast.If):
+            out = self.block(stmt.body, set(live)) | self.block(stmt.orelse, set(live))
+            if self.result.works(stmt) and isinstance(stmt.test, ast.Name):
+                out.add(stmt.test.id)
+                self.result.reads.add(stmt.test.id)
+            return out
+        if isinstance(stmt, (ast.For, ast.While)):
+            return self.loop(stmt, live)
+        return live
+
+    def assign(self, stmt: ast.Assign, live: set[str]) -> set[str]:
+        target = stmt.targets[0].id
+        if target in live:
+            self.result.saves.add(id(stmt))
+        reads = reverse_reads(stmt, self.active)
+        self.result.reads |= reads
+        return (live - {target}) | reads
+
+    def loop(self, loop: ast.stmt, live: set[str]) -> set[str]:
+        target = loop.target.id if isinstance(loop, ast.For) else None
+        if target is not None and target in live:
+            raise SourceDiffError(
+                f"the loop variable '{target}' is also used before this loop in a way the "
+                "derivative needs; give the loop its own variable name",
+                self.filename,
+                loop.lineno,
+            )
+        entry = set(live)
+        while True:
+            out = self.block(loop.body, set(entry)) - ({target} if target else set())
+            if out <= entry:
+                break
+            entry |= out
+        exit_live = entry | out
+        if self.result.works(loop):
+            reads = loop_reads(loop, self.counters)
+            self.result.reads |= reads
+            exit_live |= reads
+        return exit_live
+
+    def _mark_work(self, stmts: list[ast.stmt]) -> bool:
+        any_work = False
+        for stmt in stmts:
+            work = False
+            if isinstance(stmt, ast.Assign):
+                work = stmt.targets[0].id in self.active or id(stmt) in self.result.saves
+            elif isinstance(stmt, (ast.If, ast.For, ast.While)):
+                inner = self._mark_work(stmt.body)
+                inner = self._mark_work(getattr(stmt, "orelse", [])) or inner
+                if inner:
+                    self.result.has_work.add(id(stmt))
+                work = inner
+            any_work = any_work or work
+        return any_work
+
+
+def analyze_recording(node, active: set[str], counters: dict, filename: str) -> Recording:
+    """Run the to-be-recorded analysis on a normalized function (see module docstring)."""
+    return _Analysis(node, active, counters, filename).run()

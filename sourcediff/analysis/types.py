@@ -1,0 +1,115 @@
+"""Types of every variable, learned from Numba's own type inference.
+
+The normalized primal is handed to Numba's type inference for the actual
+argument types, so the types we differentiate with are exactly those of the
+code that runs: int vs float, array rank and dtype. Versions that Numba's SSA
+splits a variable into (``s``, ``s.1``) are merged; a variable that is a float
+in any version is a float. Inference failing is a clear error, never a guess.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..codegen import function_source
+from ..errors import TypeInferenceError
+from ..normalize import NormalizedFunction
+
+
+@dataclass(frozen=True)
+class VarType:
+    """What a variable holds: ``kind`` is float, int, bool, array, tuple or other."""
+
+    kind: str
+    dtype: str = ""
+    ndim: int = 0
+
+    @property
+    def is_float(self) -> bool:
+        """Whether values of this type can carry a derivative."""
+        return self.kind == "float" or (self.kind == "array" and self.dtype.startswith("float"))
+
+
+@dataclass
+class TypeTable:
+    """Per-variable types of one normalized function for one argument signature."""
+
+    variables: dict[str, VarType]
+    result: VarType
+
+    def __getitem__(self, name: str) -> VarType:
+        return self.variables.get(name, VarType("other"))
+
+
+def infer_types(nf: NormalizedFunction, arg_types: tuple) -> TypeTable:
+    """Run Numba's type inference on the normalized primal for ``arg_types``."""
+    from numba.core import registry, typed_passes
+    from numba.core.compiler import run_frontend
+
+    source, origins = function_source(nf.node, comments=False)
+    namespace = {"math": math, "np": np, **nf.constants}
+    filename = f"<sourcediff normalized {nf.name}>"
+    exec(compile(source, filename, "exec"), namespace)
+    func = namespace[nf.name]
+    typing = registry.cpu_target.typing_context
+    target = registry.cpu_target.target_context
+    typing.refresh()
+    try:
+        result = typed_passes.type_inference_stage(
+            typing, target, run_frontend(func), tuple(arg_types), None
+        )
+    except Exception as exc:  # Numba raises many error types; all mean the same to the user
+        raise _located_error(exc, nf, origins) from None
+    variables: dict[str, VarType] = {}
+    for raw_name, numba_type in result.typemap.items():
+        if raw_name.startswith(("$", "arg.")):
+            continue
+        name = raw_name.split(".", 1)[0]
+        variables[name] = _merge(variables.get(name), to_var_type(numba_type))
+    return TypeTable(variables, to_var_type(result.return_type))
+
+
+def to_var_type(numba_type) -> VarType:
+    """Our VarType for a Numba type."""
+    from numba.core import types
+
+    if isinstance(numba_type, types.Literal):
+        numba_type = numba_type.literal_type
+    if isinstance(numba_type, types.Boolean):
+        return VarType("bool", "bool")
+    if isinstance(numba_type, types.Integer):
+        return VarType("int", "int64")
+    if isinstance(numba_type, types.Float):
+        return VarType("float", str(numba_type))
+    if isinstance(numba_type, types.Array):
+        return VarType("array", str(numba_type.dtype), numba_type.ndim)
+    if isinstance(numba_type, types.BaseTuple):
+        return VarType("tuple")
+    return VarType("other", str(numba_type))
+
+
+def _merge(old: VarType | None, new: VarType) -> VarType:
+    if old is None or old == new:
+        return new
+    if "float" in (old.kind, new.kind) and {old.kind, new.kind} <= {"float", "int", "bool"}:
+        return old if old.kind == "float" else new
+    return old if old.kind != "other" else new
+
+
+def _located_error(exc: Exception, nf: NormalizedFunction, origins) -> TypeInferenceError:
+    text = str(exc)
+    match = re.search(r"line (\d+)", text)
+    filename, lineno = nf.filename, nf.node.lineno
+    if match and int(match.group(1)) in origins:
+        filename, lineno = origins[int(match.group(1))]
+    first = next((ln.strip() for ln in text.splitlines() if ln.strip()), type(exc).__name__)
+    return TypeInferenceError(
+        f"cannot infer the types in this function (Numba says: {first}); make each variable "
+        "keep one kind (float, int, array) throughout",
+        filename,
+        lineno,
+    )

@@ -1,0 +1,288 @@
+"""The public transformations: grad, value_and_grad, vjp, jacobian, jvp, jit, adjoint_source.
+
+Each wraps a user function. On a call it binds the arguments (applying
+defaults), derives the argument type signature, builds (or finds in the
+cache) the generated module for that signature, and calls the compiled
+derivative. Specializations are kept per signature, like Numba's dispatch.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+
+import numba
+import numpy as np
+
+from . import pipeline
+from .errors import ArgumentError
+
+POLICIES = ("auto", "store")
+
+
+def _normalize_argnums(argnums) -> tuple[tuple[int, ...], bool]:
+    if isinstance(argnums, int):
+        return (argnums,), True
+    argnums = tuple(argnums)
+    if not argnums or not all(isinstance(a, int) for a in argnums):
+        raise ArgumentError(f"argnums must be an int or a non-empty tuple of ints, got {argnums!r}")
+    return argnums, False
+
+
+def _check_policy(policy) -> str:
+    if policy not in POLICIES:
+        raise ArgumentError(f"policy must be one of {POLICIES}, got {policy!r}")
+    return policy
+
+
+class _Transformed:
+    """Common machinery: argument binding, type signatures, per-signature builds."""
+
+    def __init__(self, func, argnums=0, policy="auto", jit=True):
+        self.func = func
+        self.argnums, self.single = _normalize_argnums(argnums)
+        self.policy = _check_policy(policy)
+        self.jit = jit
+        self.parsed = pipeline.parse(func)
+        self.params = [a.arg for a in self.parsed.node.args.args]
+        for k in self.argnums:
+            if not -len(self.params) <= k < len(self.params):
+                raise ArgumentError(
+                    f"argnums {k} is out of range for '{self.parsed.name}' with "
+                    f"{len(self.params)} parameters",
+                    self.parsed.filename,
+                    self.parsed.node.lineno,
+                )
+        self.argnums = tuple(k % len(self.params) for k in self.argnums)
+        functools.update_wrapper(self, func)
+
+    def bind(self, args, kwargs) -> tuple:
+        """Positional arguments with defaults applied."""
+        signature = inspect.signature(self.parsed_func)
+        bound = signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        return tuple(bound.arguments[p] for p in self.params)
+
+    @property
+    def parsed_func(self):
+        return self.func
+
+    def arg_types(self, args: tuple) -> tuple:
+        types = []
+        for name, value in zip(self.params, args):
+            try:
+                types.append(numba.typeof(value))
+            except ValueError:
+                raise ArgumentError(
+                    f"argument '{name}' of type {type(value).__name__} is not supported; pass "
+                    "floats, ints, bools or NumPy arrays",
+                    self.parsed.filename,
+                    self.parsed.node.lineno,
+                ) from None
+        return tuple(types)
+
+    def check_differentiable(self, args: tuple) -> None:
+        for k in self.argnums:
+            value = args[k]
+            if isinstance(value, (bool, np.bool_)) or isinstance(value, (int, np.integer)):
+                raise ArgumentError(
+                    f"cannot differentiate with respect to '{self.params[k]}' (argnums {k}): it is "
+                    f"{type(value).__name__} {value!r}; integer and bool arguments are never "
+                    f"differentiated. Pass a float (e.g. {float(value)!r}) or drop it from argnums",
+                    self.parsed.filename,
+                    self.parsed.node.lineno,
+                )
+            if not isinstance(value, (float, np.floating)):
+                raise ArgumentError(
+                    f"cannot differentiate with respect to '{self.params[k]}': "
+                    f"{type(value).__name__} is not a float",
+                    self.parsed.filename,
+                    self.parsed.node.lineno,
+                )
+
+    def adjoint(self, args: tuple):
+        self.check_differentiable(args)
+        request = pipeline.Request(self.argnums, self.policy, self.arg_types(args))
+        built = pipeline.build_adjoint_module(self.parsed, request)
+        return built, pipeline.load(built, built.adjoint, self.jit)
+
+    def run_vjp(self, args: tuple, seeds: tuple):
+        built, adjoint = self.adjoint(args)
+        value, grads = adjoint(*args, *seeds)
+        return built, value, tuple(_as_python(g) for g in grads)
+
+
+def _as_python(value):
+    return float(value) if isinstance(value, (float, np.floating)) else value
+
+
+class _ValueAndGrad(_Transformed):
+    with_value = True
+
+    def __call__(self, *args, **kwargs):
+        args = self.bind(args, kwargs)
+        built, adjoint = self.adjoint(args)
+        if built.outputs != 1 or built.result_kind != "float":
+            raise ArgumentError(
+                f"grad needs '{self.parsed.name}' to return one float, but it returns "
+                f"{'a tuple' if built.outputs > 1 else 'a ' + built.result_kind}; use sd.vjp or "
+                "sd.jacobian for other results",
+                self.parsed.filename,
+                self.parsed.node.lineno,
+            )
+        value, grads = adjoint(*args, 1.0)
+        grads = tuple(_as_python(g) for g in grads)
+        grad = grads[0] if self.single else grads
+        return (_as_python(value), grad) if self.with_value else grad
+
+
+class _Grad(_ValueAndGrad):
+    with_value = False
+
+
+def grad(func=None, argnums=0, *, policy="auto", jit=True):
+    """The gradient of scalar function ``func`` with respect to argument(s) ``argnums``.
+
+    Usable as ``sd.grad(f)``, ``sd.grad(f, argnums=(0, 1))`` or as a bare
+    decorator. The result has the type of the input (a float for a float) or
+    is a tuple for a tuple ``argnums``.
+    """
+    if func is None:
+        return functools.partial(grad, argnums=argnums, policy=policy, jit=jit)
+    return _Grad(func, argnums, policy, jit)
+
+
+def value_and_grad(func=None, argnums=0, *, policy="auto", jit=True):
+    """Like :func:`grad` but returns ``(value, gradient)``."""
+    if func is None:
+        return functools.partial(value_and_grad, argnums=argnums, policy=policy, jit=jit)
+    return _ValueAndGrad(func, argnums, policy, jit)
+
+
+def vjp(func, *primals, policy="auto", jit=True):
+    """``(out, pullback)``: ``pullback(cotangent)`` gives one cotangent per primal.
+
+    Integer and bool primals are not differentiated; their entry is ``None``.
+    For a function returning a tuple, the cotangent is a tuple of the same length.
+    """
+    float_positions = tuple(
+        k for k, v in enumerate(primals) if isinstance(v, (float, np.floating))
+    )
+    transformed = _Transformed(func, float_positions or (0,), policy, jit)
+    args = transformed.bind(primals, {})
+    if not float_positions:
+        return _primal(func, args, jit), lambda cotangent: tuple(None for _ in primals)
+    built, _ = transformed.adjoint(args)
+    zero_seeds = (0.0,) * built.outputs
+    _, value, _ = transformed.run_vjp(args, zero_seeds)
+
+    def pullback(cotangent):
+        seeds = tuple(cotangent) if built.outputs > 1 else (cotangent,)
+        if len(seeds) != built.outputs:
+            raise ArgumentError(f"the cotangent must have {built.outputs} components")
+        _, _, grads = transformed.run_vjp(args, tuple(float(s) for s in seeds))
+        result = [None] * len(primals)
+        for k, g in zip(float_positions, grads):
+            result[k] = g
+        return tuple(result)
+
+    return _output(value), pullback
+
+
+def _output(value):
+    if isinstance(value, tuple):
+        return tuple(_as_python(v) for v in value)
+    return _as_python(value)
+
+
+def jacobian(func, argnums=0, mode="auto", *, policy="auto", jit=True):
+    """The Jacobian of ``func``: built from one reverse sweep per output component.
+
+    For a float result and an int ``argnums`` it is a float; for a tuple result,
+    a tuple with one row per output; a tuple ``argnums`` gives a tuple per row.
+    """
+    if mode not in ("auto", "forward", "reverse"):
+        raise ArgumentError(f"mode must be 'auto', 'forward' or 'reverse', got {mode!r}")
+    transformed = _Transformed(func, argnums, policy, jit)
+
+    def jac(*args, **kwargs):
+        args = transformed.bind(args, kwargs)
+        built, _ = transformed.adjoint(args)
+        rows = []
+        for k in range(built.outputs):
+            seeds = tuple(1.0 if j == k else 0.0 for j in range(built.outputs))
+            _, _, grads = transformed.run_vjp(args, seeds)
+            rows.append(grads[0] if transformed.single else grads)
+        return rows[0] if built.outputs == 1 else tuple(rows)
+
+    return functools.wraps(func)(jac)
+
+
+def jvp(func, primals, tangents, *, policy="auto", jit=True):
+    """``(out, tangent_out)``: the directional derivative of ``func`` along ``tangents``.
+
+    Computed from the Jacobian rows of the float arguments (one reverse sweep
+    per output), which is exact for the scalar functions supported today.
+    """
+    primals, tangents = tuple(primals), tuple(tangents)
+    if len(primals) != len(tangents):
+        raise ArgumentError("primals and tangents must have the same length")
+    out, pullback = vjp(func, *primals, policy=policy, jit=jit)
+    outputs = len(out) if isinstance(out, tuple) else 1
+    tangent_out = []
+    for k in range(outputs):
+        seed = tuple(1.0 if j == k else 0.0 for j in range(outputs)) if outputs > 1 else 1.0
+        row = pullback(seed)
+        tangent_out.append(sum(g * t for g, t in zip(row, tangents) if g is not None))
+    return out, (tuple(tangent_out) if outputs > 1 else tangent_out[0])
+
+
+def _primal(func, args, jit):
+    parsed = pipeline.parse(func)
+    built = pipeline.build_primal_module(parsed)
+    return pipeline.load(built, built.primal, jit)(*args)
+
+
+class _Jit:
+    """The normalized primal compiled with Numba (helpers inlined)."""
+
+    def __init__(self, func):
+        self.func = func
+        self.parsed = pipeline.parse(func)
+        self._compiled = None
+        functools.update_wrapper(self, func)
+
+    def __call__(self, *args, **kwargs):
+        if self._compiled is None:
+            built = pipeline.build_primal_module(self.parsed)
+            self._compiled = pipeline.load(built, built.primal, True)
+        bound = inspect.signature(self.func).bind(*args, **kwargs)
+        bound.apply_defaults()
+        return self._compiled(*bound.args)
+
+
+def jit(func):
+    """``func`` compiled with Numba in nopython mode, helpers and all."""
+    return _Jit(func)
+
+
+def adjoint_source(func, argnums=0, policy="auto", *, args=None) -> str:
+    """The generated reverse-mode module as readable Python source.
+
+    Derivatives are specialized to argument types; without ``args`` every
+    parameter without a default is taken to be a float (and defaults keep
+    their own type). Pass example ``args`` to see another specialization.
+    """
+    transformed = _Transformed(func, argnums, policy, jit=False)
+    if args is None:
+        args = _example_args(transformed)
+    args = transformed.bind(tuple(args), {})
+    request = pipeline.Request(transformed.argnums, policy, transformed.arg_types(args))
+    built = pipeline.build_adjoint_module(transformed.parsed, request)
+    with open(built.path) as handle:
+        return handle.read()
+
+
+def _example_args(transformed: _Transformed) -> tuple:
+    defaults = transformed.parsed.defaults
+    return tuple(defaults.get(p, 1.0) for p in transformed.params)

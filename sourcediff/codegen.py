@@ -1,0 +1,121 @@
+"""Stage 5, codegen: Python source text from the generated ASTs.
+
+Output is stable (the same trees always give the same bytes), indented with
+four spaces, and each run of statements that came from one line of the user's
+code is preceded by an origin comment naming that line::
+
+    # model.py:6: s += math.sin(x * i) * y
+    t1 = x * i
+    t2 = math.sin(t1)
+
+``ast.unparse`` formats single statements; blocks are laid out here so that
+comments can sit between statements.
+"""
+
+from __future__ import annotations
+
+import ast
+import linecache
+import os
+
+
+class _Emitter:
+    def __init__(self, comments: bool):
+        self.lines: list[str] = []
+        self.comments = comments
+        self.last_origin: tuple[str, int] | None = None
+        self.origins: dict[int, tuple[str, int]] = {}
+
+    def line(self, depth: int, text: str) -> None:
+        self.lines.append("    " * depth + text)
+
+    def block(self, stmts: list[ast.stmt], depth: int) -> None:
+        if not stmts:
+            self.line(depth, "pass")
+            return
+        for stmt in stmts:
+            self.stmt(stmt, depth)
+
+    def origin_comment(self, stmt: ast.stmt, depth: int) -> None:
+        origin = getattr(stmt, "origin", None)
+        if not self.comments or origin is None or origin == self.last_origin:
+            return
+        self.last_origin = origin
+        filename, lineno = origin
+        text = linecache.getline(filename, lineno).strip()
+        self.line(depth, f"# {os.path.basename(filename)}:{lineno}: {text}".rstrip())
+
+    def stmt(self, stmt: ast.stmt, depth: int) -> None:
+        if isinstance(stmt, Comment):
+            self.line(depth, f"# {stmt.text}")
+            return
+        self.origin_comment(stmt, depth)
+        origin = getattr(stmt, "origin", None)
+        if origin is not None:
+            self.origins[len(self.lines) + 1] = origin
+        if isinstance(stmt, ast.If):
+            self.if_stmt(stmt, depth, "if")
+        elif isinstance(stmt, ast.For):
+            self.line(depth, f"for {ast.unparse(stmt.target)} in {ast.unparse(stmt.iter)}:")
+            self.nested(stmt.body, depth + 1)
+        elif isinstance(stmt, ast.While):
+            self.line(depth, f"while {ast.unparse(stmt.test)}:")
+            self.nested(stmt.body, depth + 1)
+        else:
+            self.line(depth, ast.unparse(stmt))
+
+    def nested(self, stmts: list[ast.stmt], depth: int) -> None:
+        saved = self.last_origin
+        self.block(stmts, depth)
+        self.last_origin = saved
+
+    def if_stmt(self, stmt: ast.If, depth: int, keyword: str) -> None:
+        self.line(depth, f"{keyword} {ast.unparse(stmt.test)}:")
+        self.nested(stmt.body, depth + 1)
+        orelse = stmt.orelse
+        if len(orelse) == 1 and isinstance(orelse[0], ast.If) and not _has_comment(orelse[0]):
+            self.if_stmt(orelse[0], depth, "elif")
+        elif orelse:
+            self.line(depth, "else:")
+            self.nested(orelse, depth + 1)
+
+
+def _has_comment(stmt: ast.stmt) -> bool:
+    return False
+
+
+class Comment(ast.stmt):
+    """A comment line in generated code (a statement node that codegen prints as ``# text``)."""
+
+    _fields = ("text",)
+
+    def __init__(self, text: str):
+        super().__init__()
+        self.text = text
+
+
+def function_source(node: ast.FunctionDef, comments: bool = True) -> tuple[str, dict[int, tuple]]:
+    """The source of one function and a map from its line numbers to user origins."""
+    emitter = _Emitter(comments)
+    ast.fix_missing_locations(node)
+    args = ", ".join(a.arg for a in node.args.args)
+    emitter.line(0, f"def {node.name}({args}):")
+    doc = ast.get_docstring(node)
+    body = node.body
+    if doc is not None:
+        emitter.line(1, '"""' + doc + '"""')
+        body = body[1:]
+    emitter.block(body, 1)
+    return "\n".join(emitter.lines) + "\n", emitter.origins
+
+
+def module_source(header: str, constants: dict[str, object], functions: list[str]) -> str:
+    """A whole generated module: docstring header, imports, constants, functions."""
+    parts = ['"""' + header.strip() + '\n"""', "", "import math", "", "import numpy as np", ""]
+    parts.append("from sourcediff.runtime import grow")
+    parts.append("")
+    for name in sorted(constants):
+        parts.append(f"{name} = {constants[name]!r}")
+    for source in functions:
+        parts += ["", "", source.rstrip("\n")]
+    return "\n".join(parts).rstrip("\n") + "\n"

@@ -1,0 +1,91 @@
+"""Stage 2, normalize: the user's call tree as one function in three-address form.
+
+The passes, in order, each in its own module:
+
+- ``fence``: refuse anything outside the subset, at the user's line;
+- ``exits``: lower early ``return``, ``break`` and ``continue`` to flags;
+- ``flatten``: three-address form, canonical call names;
+- ``inline``: splice the (already normalized) helpers into their callers;
+- ``loops``: give every loop a trip counter for the reverse sweep.
+
+The result is still ordinary Python that computes the same values as the
+user's function; it is also the primal that ``sd.jit`` compiles.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+from dataclasses import dataclass, field
+
+from ..errors import SourceDiffError
+from ..naming import Namer
+from ..parse import ParsedFunction
+from . import fence
+from .exits import lower_exits
+from .flatten import Flattener
+from .inline import inline_calls
+from .loops import add_trip_counters
+
+RESERVED = {"math", "np", "numpy", "range", "len", "abs", "min", "max", "float", "int", "bool"}
+
+
+@dataclass
+class NormalizedFunction:
+    """The normalized primal and what later stages need to know about its names."""
+
+    name: str
+    filename: str
+    node: ast.FunctionDef
+    params: list[str]
+    defaults: dict[str, object]
+    constants: dict[str, object]
+    temps: set[str]
+    namer: Namer
+    counters: dict = field(default_factory=dict)
+
+
+def normalize(parsed: ParsedFunction) -> NormalizedFunction:
+    """Normalize ``parsed`` and every helper it calls into one function."""
+    constants = _constants(parsed)
+    bodies: dict[str, tuple[ast.FunctionDef, set[str]]] = {}
+    node, temps, namer = _normalize_one(parsed, bodies, set(constants))
+    counters: dict = {}
+    node.body = add_trip_counters(node.body, namer, counters)
+    params = [a.arg for a in node.args.args]
+    return NormalizedFunction(
+        parsed.name, parsed.filename, node, params, parsed.defaults, constants, temps, namer, counters
+    )
+
+
+def _normalize_one(fn: ParsedFunction, bodies: dict, constant_names: set[str]):
+    for resolved in fn.names.values():
+        if resolved.kind == "helper" and resolved.helper.name not in bodies:
+            helper_node, helper_temps, _ = _normalize_one(resolved.helper, bodies, constant_names)
+            bodies[resolved.helper.name] = (helper_node, helper_temps)
+    fence.check(fn)
+    node = copy.deepcopy(fn.node)
+    namer = Namer.for_tree(node, RESERVED | constant_names | set(bodies))
+    node = lower_exits(fn, node, namer)
+    flattener = Flattener(fn, node, namer)
+    body = flattener.block(node.body)
+    temps = flattener.temps
+    node.body = inline_calls(body, fn, bodies, namer, temps)
+    return node, temps, namer
+
+
+def _constants(parsed: ParsedFunction) -> dict[str, object]:
+    constants: dict[str, object] = {}
+    for fn in parsed.call_tree():
+        for name, resolved in fn.names.items():
+            if resolved.kind != "constant":
+                continue
+            if name in constants and constants[name] != resolved.value:
+                raise SourceDiffError(
+                    f"the constant '{name}' has different values in different modules of the "
+                    "call tree; rename one of them",
+                    fn.filename,
+                    fn.node.lineno,
+                )
+            constants[name] = resolved.value
+    return constants

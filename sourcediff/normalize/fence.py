@@ -1,0 +1,137 @@
+"""Refusals first: reject every construct outside the differentiable subset.
+
+Runs on the parsed AST before any rewriting, so every error points at the
+user's own line and construct and says what to write instead. Nothing that
+passes the fence may later be silently mistranslated.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from ..errors import UnsupportedSyntaxError
+from ..parse import ParsedFunction
+
+# Construct -> (what it is called, what to do instead).
+REFUSED = {
+    ast.Yield: ("'yield'", "return a value instead"),
+    ast.YieldFrom: ("'yield from'", "return a value instead"),
+    ast.Await: ("'await'", "differentiate a synchronous function"),
+    ast.Try: ("'try'", "check conditions with 'if' instead"),
+    ast.With: ("'with'", "move the context manager outside the function"),
+    ast.AsyncWith: ("'async with'", "move it outside the function"),
+    ast.AsyncFor: ("'async for'", "use a plain 'for' over range()"),
+    ast.Lambda: ("'lambda'", "define a helper function with 'def' at module level"),
+    ast.ClassDef: ("a class definition", "define classes outside the function"),
+    ast.FunctionDef: ("a nested function", "define the helper at module level"),
+    ast.AsyncFunctionDef: ("a nested async function", "define helpers at module level"),
+    ast.Global: ("'global'", "pass the value as an argument and return the result"),
+    ast.Nonlocal: ("'nonlocal'", "pass the value as an argument and return the result"),
+    ast.Import: ("'import'", "import at module level"),
+    ast.ImportFrom: ("'import'", "import at module level"),
+    ast.Delete: ("'del'", "let the variable go out of use"),
+    ast.Raise: ("'raise'", "check inputs before calling the differentiated function"),
+    ast.Assert: ("'assert'", "check inputs before calling the differentiated function"),
+    ast.ListComp: ("a list comprehension", "write a for loop over range()"),
+    ast.SetComp: ("a set comprehension", "write a for loop over range()"),
+    ast.DictComp: ("a dict comprehension", "write a for loop over range()"),
+    ast.GeneratorExp: ("a generator expression", "write a for loop over range()"),
+    ast.List: ("a list", "use a tuple or a NumPy array"),
+    ast.Dict: ("a dict", "pass numbers as separate arguments"),
+    ast.Set: ("a set", "pass numbers as separate arguments"),
+    ast.Starred: ("'*' unpacking", "name each value"),
+    ast.JoinedStr: ("an f-string", "compute numbers only"),
+    ast.NamedExpr: ("':=' (walrus)", "assign on a line of its own"),
+    ast.Match: ("'match'", "use if/elif/else"),
+    ast.Slice: ("slicing", "index element by element in a loop"),
+    ast.Subscript: ("indexing", "arrays are not supported yet; pass scalars"),
+}
+
+
+def check(fn: ParsedFunction) -> None:
+    """Raise UnsupportedSyntaxError at the first construct outside the subset."""
+    _check_signature(fn)
+    for node in ast.walk(fn.node):
+        if node is fn.node:
+            continue
+        _check_node(fn, node)
+
+
+def _check_signature(fn: ParsedFunction) -> None:
+    args = fn.node.args
+    if args.vararg or args.kwarg:
+        raise fn.error(
+            fn.node, "'*args'/'**kwargs' parameters are not supported; name each parameter"
+        )
+    if args.kwonlyargs or args.posonlyargs:
+        raise fn.error(
+            fn.node, "keyword-only and positional-only parameters are not supported; use plain ones"
+        )
+
+
+def _check_node(fn: ParsedFunction, node: ast.AST) -> None:
+    refused = REFUSED.get(type(node))
+    if refused:
+        what, instead = refused
+        raise fn.error(node, f"{what} is not supported inside a differentiated function; {instead}")
+    if isinstance(node, ast.Constant) and not isinstance(node.value, (bool, int, float)):
+        if not _is_docstring(fn, node):
+            raise fn.error(node, f"constant {node.value!r} is not a number; use numbers only")
+    if isinstance(node, (ast.For, ast.While)) and node.orelse:
+        raise fn.error(node, "'else' on a loop is not supported; use a flag variable")
+    if isinstance(node, ast.For):
+        _check_for(fn, node)
+    if isinstance(node, (ast.Assign, ast.AugAssign)):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        for target in targets:
+            _check_target(fn, target)
+    if isinstance(node, ast.AnnAssign):
+        raise fn.error(node, "annotated assignment is not supported; drop the annotation")
+    if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+        raise fn.error(node, "assigning to an attribute is not supported; use a local variable")
+    if isinstance(node, ast.Expr) and not _is_docstring(fn, node.value):
+        raise fn.error(node, "an expression statement has no effect here; assign its value")
+    if isinstance(node, ast.Call):
+        _check_call(fn, node)
+
+
+def _check_for(fn: ParsedFunction, node: ast.For) -> None:
+    it = node.iter
+    is_range = (
+        isinstance(it, ast.Call)
+        and isinstance(it.func, ast.Name)
+        and it.func.id == "range"
+        and fn.names.get("range") is not None
+        and 1 <= len(it.args) <= 3
+        and not it.keywords
+    )
+    if not is_range:
+        raise fn.error(node, "'for' loops must run over range(...); index arrays with an int")
+    if not isinstance(node.target, ast.Name):
+        raise fn.error(node.target, "the loop variable must be a single name")
+    target = node.target.id
+    for sub in ast.walk(ast.Module(body=node.body, type_ignores=[])):
+        if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store) and sub.id == target:
+            raise fn.error(
+                sub, f"the loop variable '{target}' is assigned inside its loop; use another name"
+            )
+
+
+def _check_target(fn: ParsedFunction, target: ast.AST) -> None:
+    if isinstance(target, ast.Tuple):
+        for elt in target.elts:
+            if not isinstance(elt, ast.Name):
+                raise fn.error(elt, "only names can be unpacked into; assign one at a time")
+    elif not isinstance(target, ast.Name):
+        raise fn.error(target, "only assignments to names are supported here")
+
+
+def _check_call(fn: ParsedFunction, node: ast.Call) -> None:
+    if any(kw.arg is None for kw in node.keywords):
+        raise fn.error(node, "'**' in a call is not supported; pass arguments by name")
+
+
+def _is_docstring(fn: ParsedFunction, node: ast.AST) -> bool:
+    body = fn.node.body
+    first = body[0] if body else None
+    return isinstance(first, ast.Expr) and (first is node or first.value is node)

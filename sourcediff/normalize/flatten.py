@@ -1,0 +1,375 @@
+"""Three-address form: every operation binds a name, every operand is an atom.
+
+An atom is a name or a number. After this pass a right-hand side is an atom,
+``a op b``, ``-a``, ``not a``, ``a < b`` or ``f(a, b)`` where ``f`` is spelled
+canonically (``math.sin`` however the user imported it). ``and``/``or``,
+``a if c else b`` and chained comparisons become ``if`` statements (keeping
+short-circuit semantics); ``x += e`` becomes ``x = x + e``; tuple assignment
+copies through temporaries so swaps stay swaps; a ``while`` loop's condition
+becomes a name recomputed at the end of each iteration::
+
+    s += math.sin(x * i) * y     ->    t1 = x * i
+                                       t2 = math.sin(t1)
+                                       t3 = t2 * y
+                                       s = s + t3
+
+The user's names are kept; new temporaries are ``t1``, ``t2``, ...
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+
+from .. import rules
+from ..errors import UnsupportedCallError
+from ..naming import Namer
+from ..parse import ParsedFunction
+
+MODULE_CONSTANTS = {"math": math, "np": __import__("numpy")}
+
+
+def located(node: ast.AST, where: ast.AST, fn: ParsedFunction) -> ast.AST:
+    """Give ``node`` the user's location of ``where``: its line and file (``origin``)."""
+    ast.copy_location(node, where)
+    node.origin = getattr(where, "origin", (fn.filename, getattr(where, "lineno", 0)))
+    return node
+
+
+class Flattener:
+    """Rewrites one function's statements into three-address form."""
+
+    def __init__(self, fn: ParsedFunction, node: ast.FunctionDef, namer: Namer):
+        self.fn = fn
+        self.namer = namer
+        self.out: list[ast.stmt] = []
+        self.where: ast.AST = fn.node
+        self.temps: set[str] = set()
+        self.locals = {a.arg for a in node.args.args} | {
+            n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+        }
+
+    # -- statements ---------------------------------------------------------
+
+    def block(self, stmts: list[ast.stmt]) -> list[ast.stmt]:
+        """The flattened form of a statement list."""
+        saved, self.out = self.out, []
+        for stmt in stmts:
+            saved_where = self.where
+            if hasattr(stmt, "lineno"):
+                self.where = stmt
+            self.stmt(stmt)
+            self.where = saved_where
+        result, self.out = self.out, saved
+        return result
+
+    def emit(self, node: ast.stmt) -> None:
+        self.out.append(located(node, self.where, self.fn))
+
+    def assign(self, name: str, value: ast.expr) -> None:
+        self.emit(ast.Assign([ast.Name(name, ast.Store())], value))
+
+    def stmt(self, stmt: ast.stmt) -> None:
+        method = getattr(self, f"stmt_{type(stmt).__name__}", None)
+        if method is None:
+            raise self.fn.error(stmt, f"'{type(stmt).__name__}' statement is not supported here")
+        method(stmt)
+
+    def stmt_Pass(self, stmt: ast.Pass) -> None:
+        pass
+
+    def stmt_Expr(self, stmt: ast.Expr) -> None:
+        pass  # only docstrings pass the fence
+
+    def stmt_Break(self, stmt: ast.Break) -> None:
+        self.emit(ast.Break())
+
+    def stmt_Assign(self, stmt: ast.Assign) -> None:
+        for target in stmt.targets[:-1]:
+            raise self.fn.error(target, "chained assignment 'a = b = e' is not supported")
+        target = stmt.targets[0]
+        if isinstance(target, ast.Tuple):
+            self.unpack([e.id for e in target.elts], stmt.value)
+        else:
+            self.assign_expr(target.id, stmt.value)
+
+    def stmt_AugAssign(self, stmt: ast.AugAssign) -> None:
+        current = ast.Name(stmt.target.id, ast.Load())
+        self.assign_expr(stmt.target.id, ast.BinOp(current, stmt.op, stmt.value))
+
+    def stmt_If(self, stmt: ast.If) -> None:
+        test = self.atom(stmt.test)
+        if isinstance(test, ast.Name) and test.id in _assigned_names(stmt.body + stmt.orelse):
+            # The reverse sweep replays the branch from the test's value after the if.
+            temp = self.new_temp()
+            self.assign(temp, test)
+            test = ast.Name(temp, ast.Load())
+        self.emit(ast.If(test, self.block(stmt.body), self.block(stmt.orelse)))
+
+    def stmt_For(self, stmt: ast.For) -> None:
+        args = [self.atom(a) for a in stmt.iter.args]
+        assigned = _assigned_names(stmt.body)
+        bounds = [self._loop_invariant(a, assigned) for a in args]
+        call = ast.Call(ast.Name("range", ast.Load()), bounds, [])
+        self.emit(ast.For(ast.Name(stmt.target.id, ast.Store()), call, self.block(stmt.body), []))
+
+    def _loop_invariant(self, atom: ast.expr, assigned: set[str]) -> ast.expr:
+        if isinstance(atom, ast.Name) and atom.id in assigned:
+            copy = self.namer.fresh(f"{atom.id}_at_entry")
+            self.assign(copy, atom)
+            return ast.Name(copy, ast.Load())
+        return atom
+
+    def stmt_While(self, stmt: ast.While) -> None:
+        running = self.namer.fresh("running")
+        self.assign_expr(running, stmt.test)
+        body = stmt.body
+        exit_flag = _trailing_exit(body)
+        inner = self.block(body[:-1] if exit_flag else body)
+        if exit_flag:
+            stop = [located(ast.Assign([ast.Name(running, ast.Store())], ast.Constant(False)),
+                            self.where, self.fn)]
+            saved, self.out = self.out, []
+            self.assign_expr(running, stmt.test)
+            recompute, self.out = self.out, saved
+            inner.append(located(ast.If(ast.Name(exit_flag, ast.Load()), stop, recompute),
+                                 self.where, self.fn))
+        else:
+            saved, self.out = self.out, inner
+            self.assign_expr(running, stmt.test)
+            self.out = saved
+        self.emit(ast.While(ast.Name(running, ast.Load()), inner, []))
+
+    def stmt_Return(self, stmt: ast.Return) -> None:
+        value = stmt.value
+        if isinstance(value, ast.Tuple):
+            self.emit(ast.Return(ast.Tuple([self.atom(e) for e in value.elts], ast.Load())))
+        else:
+            self.emit(ast.Return(self.atom(value)))
+
+    # -- assignments ----------------------------------------------------------
+
+    def assign_expr(self, target: str, value: ast.expr) -> None:
+        """Emit ``target = value`` in three-address form, never reading ``target`` after writing it."""
+        if isinstance(value, (ast.BoolOp, ast.IfExp)) or _is_chain(value):
+            self.assign(target, self.atom(value))
+            return
+        simple = self.simple(value)
+        reads_target = any(isinstance(n, ast.Name) and n.id == target for n in ast.walk(simple))
+        if reads_target and not isinstance(simple, ast.Name):
+            temp = self.new_temp()
+            self.assign(temp, simple)
+            simple = ast.Name(temp, ast.Load())
+        self.assign(target, simple)
+
+    def unpack(self, targets: list[str], value: ast.expr) -> None:
+        if isinstance(value, ast.Tuple):
+            if len(value.elts) != len(targets):
+                raise self.fn.error(value, "cannot unpack: the counts of names and values differ")
+            atoms = [self.atom(e) for e in value.elts]
+            atoms = [self._copy_if_clobbered(a, targets) for a in atoms]
+            for name, atom in zip(targets, atoms):
+                if not (isinstance(atom, ast.Name) and atom.id == name):
+                    self.assign(name, atom)
+            return
+        if isinstance(value, ast.Call) and self._helper_name(value.func):
+            call = self.simple(value)
+            store = ast.Tuple([ast.Name(t, ast.Store()) for t in targets], ast.Store())
+            self.emit(ast.Assign([store], call))
+            return
+        raise self.fn.error(value, "only a tuple or a helper's result can be unpacked here")
+
+    def _copy_if_clobbered(self, atom: ast.expr, targets: list[str]) -> ast.expr:
+        if isinstance(atom, ast.Name) and atom.id in targets:
+            temp = self.new_temp()
+            self.assign(temp, atom)
+            return ast.Name(temp, ast.Load())
+        return atom
+
+    def new_temp(self) -> str:
+        name = self.namer.temp()
+        self.temps.add(name)
+        return name
+
+    # -- expressions --------------------------------------------------------
+
+    def atom(self, expr: ast.expr) -> ast.expr:
+        """A name or number holding the value of ``expr``, emitting what computes it."""
+        if isinstance(expr, ast.BoolOp):
+            return self.bool_op(expr)
+        if isinstance(expr, ast.IfExp):
+            return self.if_exp(expr)
+        if _is_chain(expr):
+            return self.chain(expr)
+        simple = self.simple(expr)
+        if isinstance(simple, (ast.Name, ast.Constant)):
+            return simple
+        temp = self.new_temp()
+        self.assign(temp, simple)
+        return ast.Name(temp, ast.Load())
+
+    def simple(self, expr: ast.expr) -> ast.expr:
+        """A one-operation right-hand side whose operands are atoms."""
+        if isinstance(expr, (ast.BoolOp, ast.IfExp)) or _is_chain(expr):
+            return self.atom(expr)
+        method = getattr(self, f"expr_{type(expr).__name__}", None)
+        if method is None:
+            raise self.fn.error(expr, f"'{type(expr).__name__}' expression is not supported")
+        return method(expr)
+
+    def expr_Constant(self, expr: ast.Constant) -> ast.expr:
+        return ast.Constant(expr.value)
+
+    def expr_Name(self, expr: ast.Name) -> ast.expr:
+        if expr.id in self.locals:
+            return ast.Name(expr.id, ast.Load())
+        resolved = self.fn.names.get(expr.id)
+        if resolved is not None and resolved.kind == "constant":
+            return ast.Name(expr.id, ast.Load())
+        raise self.fn.error(expr, f"'{expr.id}' can only be called, not used as a value")
+
+    def expr_Attribute(self, expr: ast.Attribute) -> ast.expr:
+        module = self._module_alias(expr.value)
+        if module:
+            value = getattr(MODULE_CONSTANTS[module], expr.attr, None)
+            if isinstance(value, float):
+                return ast.Constant(value)
+        raise self.fn.error(expr, f"attribute '{ast.unparse(expr)}' is not supported")
+
+    def expr_UnaryOp(self, expr: ast.UnaryOp) -> ast.expr:
+        if isinstance(expr.op, ast.UAdd):
+            return self.atom(expr.operand)
+        if isinstance(expr.op, ast.Invert):
+            raise self.fn.error(expr, "'~' is not supported; use 'not' or '-'")
+        operand = self.atom(expr.operand)
+        if isinstance(expr.op, ast.USub) and isinstance(operand, ast.Constant):
+            return ast.Constant(-operand.value)
+        return ast.UnaryOp(expr.op, operand)
+
+    def expr_BinOp(self, expr: ast.BinOp) -> ast.expr:
+        if type(expr.op) not in rules.BINOP_NAMES:
+            symbol = type(expr.op).__name__
+            raise self.fn.error(expr, f"operator {symbol} is not supported on numbers here")
+        return ast.BinOp(self.atom(expr.left), expr.op, self.atom(expr.right))
+
+    def expr_Compare(self, expr: ast.Compare) -> ast.expr:
+        op = expr.ops[0]
+        if type(op) not in rules.COMPARE_NAMES:
+            raise self.fn.error(expr, f"comparison '{type(op).__name__}' is not supported")
+        return ast.Compare(self.atom(expr.left), [op], [self.atom(expr.comparators[0])])
+
+    def expr_Call(self, expr: ast.Call) -> ast.expr:
+        helper = self._helper_name(expr.func)
+        args = [self.atom(a) for a in expr.args]
+        if helper:
+            keywords = [ast.keyword(k.arg, self.atom(k.value)) for k in expr.keywords]
+            return ast.Call(ast.Name(helper, ast.Load()), args, keywords)
+        path = self._library_path(expr.func)
+        rule = rules.lookup(path)
+        if rule is None:
+            raise self.fn.error(
+                expr, f"'{path or ast.unparse(expr.func)}' has no derivative rule and no Python "
+                "source; compute it with supported functions", UnsupportedCallError)
+        if expr.keywords:
+            raise self.fn.error(expr, f"keyword arguments to '{path}' are not supported")
+        if len(args) != len(rule.params):
+            raise self.fn.error(
+                expr, f"'{path}' takes {len(rule.params)} argument(s) here, got {len(args)}")
+        return ast.Call(_path_ast(path), args, [])
+
+    # -- control-flow expressions -------------------------------------------
+
+    def bool_op(self, expr: ast.BoolOp) -> ast.expr:
+        result = self.new_temp()
+        first = self.atom(expr.values[0])
+        self.assign(result, first)
+        self._bool_rest(result, first, expr.values[1:], isinstance(expr.op, ast.And))
+        return ast.Name(result, ast.Load())
+
+    def _bool_rest(self, result: str, previous: ast.expr, values, is_and: bool) -> None:
+        """``result = b`` only if ``previous`` lets evaluation reach ``b`` (short circuit)."""
+        if not values:
+            return
+        test = previous
+        if not is_and:
+            negated = self.new_temp()
+            self.assign(negated, ast.UnaryOp(ast.Not(), previous))
+            test = ast.Name(negated, ast.Load())
+        saved, self.out = self.out, []
+        value = self.atom(values[0])
+        self.assign(result, value)
+        self._bool_rest(result, value, values[1:], is_and)
+        body, self.out = self.out, saved
+        self.emit(ast.If(test, body, []))
+
+    def if_exp(self, expr: ast.IfExp) -> ast.expr:
+        result = self.new_temp()
+        test = self.atom(expr.test)
+        saved, self.out = self.out, []
+        self.assign_expr(result, expr.body)
+        body, self.out = self.out, []
+        self.assign_expr(result, expr.orelse)
+        orelse, self.out = self.out, saved
+        self.emit(ast.If(test, body, orelse))
+        return ast.Name(result, ast.Load())
+
+    def chain(self, expr: ast.Compare) -> ast.expr:
+        pairs = []
+        left = expr.left
+        for op, right in zip(expr.ops, expr.comparators):
+            pairs.append(ast.Compare(left, [op], [right]))
+            left = right
+        return self.bool_op(ast.BoolOp(ast.And(), pairs))
+
+    # -- name resolution ------------------------------------------------------
+
+    def _module_alias(self, node: ast.expr) -> str:
+        if isinstance(node, ast.Name) and node.id not in self.locals:
+            resolved = self.fn.names.get(node.id)
+            if resolved is not None and resolved.kind == "module":
+                return resolved.path
+        return ""
+
+    def _helper_name(self, func: ast.expr) -> str:
+        if isinstance(func, ast.Name) and func.id not in self.locals:
+            resolved = self.fn.names.get(func.id)
+            if resolved is not None and resolved.kind == "helper":
+                return func.id
+        return ""
+
+    def _library_path(self, func: ast.expr) -> str:
+        if isinstance(func, ast.Attribute):
+            module = self._module_alias(func.value)
+            return f"{module}.{func.attr}" if module else ""
+        if isinstance(func, ast.Name) and func.id not in self.locals:
+            resolved = self.fn.names.get(func.id)
+            if resolved is not None and resolved.kind in ("function", "builtin"):
+                return resolved.path
+        return ""
+
+
+def _path_ast(path: str) -> ast.expr:
+    if "." in path:
+        module, attr = path.split(".", 1)
+        return ast.Attribute(ast.Name(module, ast.Load()), attr, ast.Load())
+    return ast.Name(path, ast.Load())
+
+
+def _is_chain(expr: ast.expr) -> bool:
+    return isinstance(expr, ast.Compare) and len(expr.ops) > 1
+
+
+def _assigned_names(stmts: list[ast.stmt]) -> set[str]:
+    return {
+        n.id
+        for s in stmts
+        for n in ast.walk(s)
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+    }
+
+
+def _trailing_exit(body: list[ast.stmt]) -> str:
+    """The flag of a canonical final ``if flag: break`` (see exits.py), else ''."""
+    if body and isinstance(body[-1], ast.If) and isinstance(body[-1].body[0], ast.Break):
+        return body[-1].test.id
+    return ""

@@ -1,0 +1,201 @@
+"""Stage 1, parse: from a live Python function to its AST, with everything it refers to.
+
+``parse_function`` reads the function's source, gives every node its absolute
+line number in the user's file, and resolves each free name once, here, so that
+later stages never look at live Python objects: a name is a module (``math``,
+``numpy``), a library function with a derivative rule (``math.sin``), a builtin
+(``range``), a module-level constant, or a helper function of the user's, which
+is parsed in turn. Anything else is refused with the user's file and line.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import inspect
+import math
+import textwrap
+import types
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .errors import SourceDiffError, UnsupportedCallError, UnsupportedSyntaxError
+
+SUPPORTED_MODULES = {math: "math", np: "np"}
+SUPPORTED_BUILTINS = {"range", "len", "abs", "min", "max", "float", "int", "bool", "round"}
+CONSTANT_TYPES = (bool, int, float)
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """What a free name of the user's function stands for.
+
+    ``kind`` is one of ``module``, ``function`` (a library function named by
+    ``path``, e.g. ``math.sin``), ``builtin``, ``constant`` (``value``) or
+    ``helper`` (``helper`` is its ParsedFunction).
+    """
+
+    kind: str
+    path: str = ""
+    value: object = None
+    helper: ParsedFunction | None = None
+
+
+@dataclass
+class ParsedFunction:
+    """A user function's AST with absolute line numbers and its resolved free names."""
+
+    name: str
+    filename: str
+    source: str
+    node: ast.FunctionDef
+    defaults: dict[str, object]
+    names: dict[str, Resolved] = field(default_factory=dict)
+
+    def call_tree(self) -> list[ParsedFunction]:
+        """This function and every helper it reaches, each once, callers first."""
+        seen: dict[str, ParsedFunction] = {}
+        stack = [self]
+        while stack:
+            fn = stack.pop()
+            key = f"{fn.filename}:{fn.name}"
+            if key in seen:
+                continue
+            seen[key] = fn
+            stack.extend(r.helper for r in fn.names.values() if r.kind == "helper")
+        return list(seen.values())
+
+    def error(self, node: ast.AST, reason: str, cls=UnsupportedSyntaxError) -> SourceDiffError:
+        """An error of class ``cls`` located at ``node`` in this function's file."""
+        return cls(reason, self.filename, getattr(node, "lineno", 0), getattr(node, "col_offset", 0))
+
+
+def parse_function(func, _active: tuple[str, ...] = ()) -> ParsedFunction:
+    """Parse ``func`` and, recursively, the helpers it calls; refuse recursion."""
+    func = _unwrap(func)
+    if not isinstance(func, types.FunctionType):
+        raise SourceDiffError(f"{func!r} is not a Python function; sourcediff needs its source")
+    filename = inspect.getsourcefile(func) or func.__code__.co_filename
+    try:
+        lines, first_line = inspect.getsourcelines(func)
+    except (OSError, TypeError) as exc:
+        raise SourceDiffError(
+            f"cannot read the source of '{func.__name__}' ({exc}); define it in a .py file",
+            filename,
+        ) from None
+    source = textwrap.dedent("".join(lines))
+    node = _function_node(ast.parse(source), func.__name__, filename, first_line)
+    ast.increment_lineno(node, first_line - 1)
+    node.decorator_list = []
+    parsed = ParsedFunction(func.__name__, filename, source, node, _defaults(func))
+    key = f"{filename}:{func.__name__}"
+    parsed.names = _resolve_free_names(func, parsed, _active + (key,))
+    return parsed
+
+
+def _unwrap(func):
+    """The plain Python function behind a Numba dispatcher or a sourcediff wrapper."""
+    for attr in ("py_func", "__wrapped__"):
+        inner = getattr(func, attr, None)
+        if inner is not None and inner is not func:
+            return _unwrap(inner)
+    return func
+
+
+def _function_node(module: ast.Module, name: str, filename: str, first_line: int):
+    for stmt in module.body:
+        if isinstance(stmt, ast.FunctionDef) and stmt.name == name:
+            return stmt
+    raise UnsupportedSyntaxError(
+        f"'{name}' is not defined by a 'def' statement; write it as a def", filename, first_line
+    )
+
+
+def _defaults(func) -> dict[str, object]:
+    sig = inspect.signature(func)
+    return {
+        p.name: p.default
+        for p in sig.parameters.values()
+        if p.default is not inspect.Parameter.empty
+    }
+
+
+def _local_names(node: ast.FunctionDef) -> set[str]:
+    names = {a.arg for a in node.args.args + node.args.posonlyargs + node.args.kwonlyargs}
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
+            names.add(sub.id)
+    return names
+
+
+def _resolve_free_names(func, parsed: ParsedFunction, active: tuple[str, ...]):
+    scope = dict(func.__globals__)
+    closure = inspect.getclosurevars(func).nonlocals
+    scope.update(closure)
+    local = _local_names(parsed.node)
+    resolved: dict[str, Resolved] = {}
+    for sub in ast.walk(parsed.node):
+        if not (isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load)):
+            continue
+        if sub.id in local or sub.id in resolved:
+            continue
+        resolved[sub.id] = _resolve(sub, scope, parsed, active)
+    return resolved
+
+
+def _resolve(node: ast.Name, scope: dict, parsed: ParsedFunction, active) -> Resolved:
+    name = node.id
+    if name not in scope:
+        if name in SUPPORTED_BUILTINS:
+            return Resolved("builtin", name)
+        if hasattr(builtins, name):
+            raise parsed.error(
+                node,
+                f"the builtin '{name}' is not supported in a differentiated function",
+                UnsupportedCallError,
+            )
+        raise parsed.error(node, f"name '{name}' is not defined", UnsupportedSyntaxError)
+    value = scope[name]
+    if isinstance(value, types.ModuleType):
+        if value in SUPPORTED_MODULES:
+            return Resolved("module", SUPPORTED_MODULES[value])
+        raise parsed.error(
+            node,
+            f"module '{value.__name__}' is not supported; use math or numpy",
+            UnsupportedCallError,
+        )
+    if isinstance(value, CONSTANT_TYPES):
+        return Resolved("constant", value=value)
+    library_path = _library_path(value)
+    if library_path:
+        return Resolved("function", library_path)
+    return _resolve_helper(node, value, parsed, active)
+
+
+def _library_path(value) -> str:
+    """``math.sin`` for the object math.sin (imported under any name), else ''."""
+    for module, alias in SUPPORTED_MODULES.items():
+        name = getattr(value, "__name__", None)
+        if name and getattr(module, name, None) is value:
+            return f"{alias}.{name}"
+    return ""
+
+
+def _resolve_helper(node, value, parsed: ParsedFunction, active) -> Resolved:
+    inner = _unwrap(value)
+    if not isinstance(inner, types.FunctionType):
+        raise parsed.error(
+            node,
+            f"'{node.id}' ({type(value).__name__}) has neither a derivative rule nor Python "
+            "source; pass it as an argument or write it as a Python function",
+            UnsupportedCallError,
+        )
+    key = f"{inspect.getsourcefile(inner)}:{inner.__name__}"
+    if key in active:
+        raise parsed.error(
+            node,
+            f"recursive call to '{node.id}' is not supported; rewrite it as a loop",
+            UnsupportedSyntaxError,
+        )
+    return Resolved("helper", node.id, helper=parse_function(inner, active))

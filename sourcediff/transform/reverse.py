@@ -1,0 +1,262 @@
+"""Stage 4, reverse transform: a forward sweep that records, a reverse sweep that accumulates.
+
+One walk over the normalized function emits, for each statement, its forward
+part and its reverse part; a block's reverse is its statements' reverses in
+reverse order (as in Warp). For ``v = f(a, b)`` the forward part saves ``v``
+first if the recording analysis says so, and the reverse part is::
+
+    a_bar += <partial of f wrt a> * v_bar      # from the rule table
+    b_bar += <partial of f wrt b> * v_bar
+    v_bar = 0.0
+    v = <saved value>                          # restore, if saved
+
+Branches are replayed from their (restored) test, ``for`` loops run backwards
+over the same range from the recorded trip count, ``while`` loops run their
+recorded number of iterations. A temporary with one definition and one use
+in the same block gets its adjoint assigned (``t1_bar = ...``) instead of
+accumulated, which keeps the code short and needs no zeroing.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from .. import rules
+from ..analysis.recording import Recording
+from ..analysis.types import TypeTable
+from ..codegen import Comment
+from ..normalize import NormalizedFunction
+from .simplify import simplify
+from .tape import Tapes
+
+
+@dataclass
+class AdjointSpec:
+    """What to differentiate: the names of the inputs and the adjoint function's name."""
+
+    wrt: list[str]
+    name: str
+
+
+def _parse(source: str) -> ast.stmt:
+    return ast.parse(source).body[0]
+
+
+def _name(name: str) -> ast.Name:
+    return ast.Name(name, ast.Load())
+
+
+class ReverseBuilder:
+    """Builds the adjoint function of one normalized function."""
+
+    def __init__(self, nf: NormalizedFunction, types: TypeTable, active: set[str], rec: Recording):
+        self.nf = nf
+        self.types = types
+        self.active = active
+        self.rec = rec
+        self.namer = nf.namer
+        self.tapes = Tapes(self.namer, types, nf.counters, nf.params)
+        self.bars: dict[str, str] = {}
+        self.assigned_adjoints = _single_use_temps(nf.node.body, nf.temps, active)
+        self.loops: list[ast.stmt] = []
+
+    def bar(self, name: str) -> str:
+        """The adjoint's name of primal variable ``name``: ``x`` -> ``x_bar``."""
+        if name not in self.bars:
+            self.bars[name] = self.namer.fresh(f"{name}_bar")
+        return self.bars[name]
+
+    # -- blocks and statements --------------------------------------------
+
+    def block(self, stmts: list[ast.stmt]) -> tuple[list[ast.stmt], list[ast.stmt]]:
+        fwd, rev = [], []
+        for stmt in stmts:
+            f, r = self.stmt(stmt)
+            fwd += f
+            rev = r + rev
+        return fwd, rev
+
+    def stmt(self, stmt: ast.stmt) -> tuple[list[ast.stmt], list[ast.stmt]]:
+        if isinstance(stmt, ast.Assign):
+            return self.assign(stmt)
+        if isinstance(stmt, ast.If):
+            return self.if_stmt(stmt)
+        if isinstance(stmt, ast.For):
+            return self.loop(stmt, self.for_reverse_header)
+        if isinstance(stmt, ast.While):
+            return self.loop(stmt, self.while_reverse_header)
+        if isinstance(stmt, ast.Break):
+            return [stmt], []
+        raise AssertionError(f"unexpected statement in normalized code: {ast.dump(stmt)}")
+
+    def assign(self, stmt: ast.Assign) -> tuple[list[ast.stmt], list[ast.stmt]]:
+        target = stmt.targets[0].id
+        save, restore = [], []
+        if self.rec.saves_at(stmt):
+            save, restore = self.tapes.save(target, self.loops)
+        rev = self.adjoint(stmt) if target in self.active else []
+        rev = [_located(s, stmt) for s in rev + restore]
+        return save + [stmt], rev
+
+    def adjoint(self, stmt: ast.Assign) -> list[ast.stmt]:
+        target = stmt.targets[0].id
+        value = stmt.value
+        out_bar = _name(self.bar(target))
+        out: list[ast.stmt] = []
+        if isinstance(value, ast.Name):
+            contributions = [(value.id, out_bar)]
+        else:
+            contributions = self.contributions(target, value, out_bar)
+        for name, expr in contributions:
+            out.append(self.accumulate(name, simplify(expr)))
+        if target not in self.assigned_adjoints:
+            out.append(_parse(f"{self.bar(target)} = 0.0"))
+        return out
+
+    def contributions(self, target: str, value: ast.expr, out_bar: ast.expr):
+        rule = rules.lookup(rules.rule_name(value))
+        if rule is None:
+            return []
+        args = rules.operands(value)
+        holes = dict(zip(rule.params, args))
+        holes["out"] = _name(target)
+        result = []
+        for arg, partial in zip(args, rule.partials):
+            if partial is None or not (isinstance(arg, ast.Name) and arg.id in self.active):
+                continue
+            factor = rules.instantiate(partial, holes)
+            result.append((arg.id, ast.BinOp(factor, ast.Mult(), out_bar)))
+        return result
+
+    def accumulate(self, name: str, expr: ast.expr) -> ast.stmt:
+        target = ast.Name(self.bar(name), ast.Store())
+        if name in self.assigned_adjoints:
+            return ast.Assign([target], expr)
+        if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.USub):
+            return ast.AugAssign(target, ast.Sub(), expr.operand)
+        return ast.AugAssign(target, ast.Add(), expr)
+
+    def if_stmt(self, stmt: ast.If) -> tuple[list[ast.stmt], list[ast.stmt]]:
+        body_f, body_r = self.block(stmt.body)
+        else_f, else_r = self.block(stmt.orelse)
+        fwd = _located(ast.If(stmt.test, body_f or [ast.Pass()], else_f), stmt)
+        if not self.rec.works(stmt) or not (body_r or else_r):
+            return [fwd], []
+        if not body_r:
+            test = ast.UnaryOp(ast.Not(), stmt.test)
+            return [fwd], [_located(ast.If(simplify(test), else_r, []), stmt)]
+        return [fwd], [_located(ast.If(stmt.test, body_r, else_r), stmt)]
+
+    def loop(self, loop, reverse_header):
+        self.loops.append(loop)
+        body_f, body_r = self.block(loop.body)
+        self.loops.pop()
+        fwd_loop = _located(type(loop)(**{**_fields(loop), "body": body_f}), loop)
+        fwd = [fwd_loop]
+        if not self.loops:
+            fwd = self.tapes.allocations(loop) + fwd
+        if not self.rec.works(loop) or not body_r:
+            return fwd, []
+        return fwd, [_located(reverse_header(loop, body_r), loop)]
+
+    def for_reverse_header(self, loop: ast.For, body: list[ast.stmt]) -> ast.For:
+        args = loop.iter.args
+        start = ast.unparse(args[0]) if len(args) > 1 else "0"
+        step = ast.unparse(args[2]) if len(args) == 3 else "1"
+        count = self.nf.counters[loop].name
+        last = simplify(ast.parse(f"{start} + ({count} - 1) * {step}", mode="eval").body)
+        stop = simplify(ast.parse(f"{start} - {step}", mode="eval").body)
+        neg = simplify(ast.parse(f"-{step}", mode="eval").body)
+        rng = ast.Call(_name("range"), [last, stop, neg], [])
+        return ast.For(ast.Name(loop.target.id, ast.Store()), rng, body, [])
+
+    def while_reverse_header(self, loop: ast.While, body: list[ast.stmt]) -> ast.For:
+        count = self.nf.counters[loop].name
+        index = self.namer.fresh("_")
+        rng = ast.Call(_name("range"), [_name(count)], [])
+        return ast.For(ast.Name(index, ast.Store()), rng, body, [])
+
+    # -- the whole function -------------------------------------------------
+
+    def build(self, spec: AdjointSpec, outputs: int) -> ast.FunctionDef:
+        body = self.nf.node.body
+        ret = body[-1]
+        fwd, rev = self.block(body[:-1])
+        self.tapes.finish_pushes(fwd)
+        seeds = [self.namer.fresh(f"{self.nf.name}_bar")]
+        if outputs > 1:
+            seeds = [self.namer.fresh(f"{self.nf.name}_bar{k}") for k in range(outputs)]
+        value = self.namer.fresh("value")
+        atoms = ret.value.elts if isinstance(ret.value, ast.Tuple) else [ret.value]
+        out = [Comment("forward sweep")] + self.tapes.prologue() + fwd
+        out.append(_parse(f"{value} = {ast.unparse(ret.value)}"))
+        out.append(Comment("reverse sweep"))
+        out += self.adjoint_inits(spec.wrt)
+        for atom, seed in zip(atoms, seeds):
+            if isinstance(atom, ast.Name) and atom.id in self.active:
+                out.append(self.accumulate(atom.id, _name(seed)))
+        out += rev
+        grads = [self.bars.get(w) if w in self.active else "0.0" for w in spec.wrt]
+        out.append(_parse(f"return {value}, ({', '.join(grads)},)"))
+        args = [ast.arg(p) for p in self.nf.params + seeds]
+        fn = ast.FunctionDef(spec.name, ast.arguments([], args, None, [], [], None, []), out, [])
+        return fn
+
+    def adjoint_inits(self, wrt: list[str]) -> list[ast.stmt]:
+        names = sorted(self.active - self.assigned_adjoints, key=_order(self.nf.params, wrt))
+        return [_parse(f"{self.bar(n)} = 0.0") for n in names]
+
+
+def _order(params: list[str], wrt: list[str]):
+    def key(name: str):
+        return (0, wrt.index(name), "") if name in wrt else (1, 0, name)
+
+    return key
+
+
+def _fields(node: ast.AST) -> dict:
+    return {f: getattr(node, f) for f in node._fields if hasattr(node, f)}
+
+
+def _located(node: ast.stmt, where: ast.stmt) -> ast.stmt:
+    origin = getattr(where, "origin", None)
+    if origin is not None and not hasattr(node, "origin"):
+        node.origin = origin
+    return node
+
+
+def _single_use_temps(body: list[ast.stmt], temps: set[str], active: set[str]) -> set[str]:
+    """Active temporaries defined once and read once, both in the same block."""
+    defs: dict[str, list[int]] = {}
+    uses: dict[str, list[int]] = {}
+
+    def walk(block: list[ast.stmt]) -> None:
+        for stmt in block:
+            if isinstance(stmt, ast.Assign):
+                defs.setdefault(stmt.targets[0].id, []).append(id(block))
+                for n in ast.walk(stmt.value):
+                    if isinstance(n, ast.Name):
+                        uses.setdefault(n.id, []).append(id(block))
+            else:
+                for n in ast.walk(getattr(stmt, "test", None) or ast.Pass()):
+                    if isinstance(n, ast.Name):
+                        uses.setdefault(n.id, []).append(-1)
+                for field_name in ("body", "orelse"):
+                    walk(getattr(stmt, field_name, []))
+            if isinstance(stmt, ast.Return):
+                for n in ast.walk(stmt):
+                    if isinstance(n, ast.Name):
+                        uses.setdefault(n.id, []).append(-1)
+
+    walk(body)
+    return {
+        t
+        for t in temps & active
+        if len(defs.get(t, [])) == 1 and uses.get(t, []) == defs[t]
+    }
+
+
+def build_adjoint(nf, types, active, recording, spec: AdjointSpec, outputs: int) -> ast.FunctionDef:
+    """The adjoint (vector-Jacobian product) function of ``nf`` as an AST."""
+    return ReverseBuilder(nf, types, active, recording).build(spec, outputs)

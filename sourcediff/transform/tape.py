@@ -1,0 +1,157 @@
+"""Where saved values live: locals outside loops, preallocated stacks inside them.
+
+A value saved outside every loop goes to a fresh local (``s_prev``). Values
+saved inside loops go to one NumPy stack per variable and outermost loop
+(``s_tape`` with its top ``s_top``), pushed by the forward sweep and popped
+in exactly the reverse order by the reverse sweep. Before the outermost loop
+the stack is allocated with the exact number of pushes when every loop on the
+way is a ``range`` loop whose bounds the loop nest does not change; otherwise
+it starts at a guess and doubles when full (``grow``). No Python objects.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+from ..analysis.types import TypeTable
+from ..naming import Namer
+
+NUMPY_DTYPES = {"float64": "np.float64", "float32": "np.float32", "int64": "np.int64", "bool": "np.bool_"}
+ZEROS = {"float": "0.0", "int": "0", "bool": "False"}
+
+
+def _parse(source: str) -> ast.stmt:
+    return ast.parse(source).body[0]
+
+
+@dataclass
+class Tape:
+    """One stack of saved values of ``var`` in one outermost loop."""
+
+    var: str
+    name: str
+    top: str
+    dtype: str
+    sites: list[list[ast.stmt]] = field(default_factory=list)  # enclosing loops per push site
+    exact: bool = True
+
+
+class Tapes:
+    """Hands out save slots and emits their allocation, push and pop statements."""
+
+    def __init__(self, namer: Namer, types: TypeTable, counters: dict, params: list[str]):
+        self.params = set(params)
+        self.namer = namer
+        self.types = types
+        self.counters = counters
+        self.tapes: dict[tuple[str, int], Tape] = {}
+        self.loop_saved: set[str] = set()
+
+    def save(self, var: str, loops: list[ast.stmt]) -> tuple[list[ast.stmt], list[ast.stmt]]:
+        """Forward statements that save ``var`` and reverse statements that restore it."""
+        if not loops:
+            slot = self.namer.fresh(f"{var}_prev")
+            return [_parse(f"{slot} = {var}")], [_parse(f"{var} = {slot}")]
+        tape = self._tape(var, loops[0])
+        tape.sites.append(list(loops))
+        self.loop_saved.add(var)
+        push = [_parse(f"{tape.name}[{tape.top}] = {var}"), _parse(f"{tape.top} += 1")]
+        if not self._exact(tape, loops):
+            tape.exact = False
+        pop = [_parse(f"{tape.top} -= 1"), _parse(f"{var} = {tape.name}[{tape.top}]")]
+        return push, pop
+
+    def finish_pushes(self, fwd: list[ast.stmt]) -> None:
+        """Insert capacity checks before pushes into tapes that can grow."""
+        for stmt in list(ast.walk(ast.Module(body=fwd, type_ignores=[]))):
+            for field_name in ("body", "orelse"):
+                block = getattr(stmt, field_name, None)
+                if isinstance(block, list):
+                    setattr(stmt, field_name, self._with_checks(block))
+
+    def _with_checks(self, block: list[ast.stmt]) -> list[ast.stmt]:
+        out = []
+        for stmt in block:
+            tape = self._growable_push(stmt)
+            if tape is not None:
+                check = f"if {tape.top} == {tape.name}.shape[0]:\n    {tape.name} = grow({tape.name})"
+                out.append(_parse(check))
+            out.append(stmt)
+        return out
+
+    def _growable_push(self, stmt: ast.stmt) -> Tape | None:
+        if not (isinstance(stmt, ast.Assign) and isinstance(stmt.targets[0], ast.Subscript)):
+            return None
+        name = stmt.targets[0].value.id
+        return next((t for t in self.tapes.values() if t.name == name and not t.exact), None)
+
+    def _tape(self, var: str, outer: ast.stmt) -> Tape:
+        key = (var, id(outer))
+        if key not in self.tapes:
+            dtype = NUMPY_DTYPES.get(self.types[var].dtype, "np.float64")
+            name = self.namer.fresh(f"{var}_tape")
+            top = self.namer.fresh(f"{var}_top")
+            self.tapes[key] = Tape(var, name, top, dtype)
+        return self.tapes[key]
+
+    def _exact(self, tape: Tape, loops: list[ast.stmt]) -> bool:
+        changed = _assigned_in(loops[0])
+        for loop in loops:
+            if not isinstance(loop, ast.For):
+                return False
+            for arg in loop.iter.args:
+                if isinstance(arg, ast.Name) and arg.id in changed:
+                    return False
+        return True
+
+    def prologue(self) -> list[ast.stmt]:
+        """Statements at the top of the derivative: empty tapes and defined save targets."""
+        out = []
+        for var in sorted(self.loop_saved - self.params):
+            # The first push reads the variable before the loop defines it.
+            zero = ZEROS.get(self.types[var].kind)
+            if zero is not None:
+                out.append(_parse(f"{var} = {zero}"))
+        for tape in self.tapes.values():
+            out.append(_parse(f"{tape.name} = np.empty(0, {tape.dtype})"))
+            out.append(_parse(f"{tape.top} = 0"))
+        return out
+
+    def allocations(self, outer: ast.stmt) -> list[ast.stmt]:
+        """Statements that size the tapes of outermost loop ``outer``, to run just before it."""
+        out = []
+        for (_, outer_id), tape in self.tapes.items():
+            if outer_id != id(outer):
+                continue
+            size = self._capacity(tape, outer)
+            out.append(_parse(f"{tape.name} = np.empty({size}, {tape.dtype})"))
+        return out
+
+    def _capacity(self, tape: Tape, outer: ast.stmt) -> str:
+        if not tape.exact:
+            first = self._trips(outer) if isinstance(outer, ast.For) else "0"
+            return f"max(16, {first})"
+        terms = []
+        for loops in tape.sites:
+            terms.append(" * ".join(self._trips(loop) for loop in loops))
+        return " + ".join(terms)
+
+    def _trips(self, loop: ast.For) -> str:
+        counter = self.counters[loop]
+        if not counter.running and self._is_outermost(loop):
+            return counter.name  # computed just before the loop, before the allocation
+        if all(isinstance(a, ast.Constant) for a in loop.iter.args):
+            return str(len(range(*(a.value for a in loop.iter.args))))
+        return f"len({ast.unparse(loop.iter)})"
+
+    def _is_outermost(self, loop: ast.stmt) -> bool:
+        return any(outer_id == id(loop) for (_, outer_id) in self.tapes)
+
+
+def _assigned_in(loop: ast.stmt) -> set[str]:
+    names = set()
+    for node in ast.walk(loop):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+    return names
