@@ -54,18 +54,17 @@ class _Transformed:
                     self.parsed.node.lineno,
                 )
         self.argnums = tuple(k % len(self.params) for k in self.argnums)
+        self.signature = inspect.signature(func)
+        self.specializations: dict[tuple, tuple] = {}
         functools.update_wrapper(self, func)
 
     def bind(self, args, kwargs) -> tuple:
         """Positional arguments with defaults applied."""
-        signature = inspect.signature(self.parsed_func)
-        bound = signature.bind(*args, **kwargs)
+        if not kwargs and len(args) == len(self.params):
+            return tuple(args)
+        bound = self.signature.bind(*args, **kwargs)
         bound.apply_defaults()
         return tuple(bound.arguments[p] for p in self.params)
-
-    @property
-    def parsed_func(self):
-        return self.func
 
     def arg_types(self, args: tuple) -> tuple:
         types = []
@@ -101,10 +100,16 @@ class _Transformed:
                 )
 
     def adjoint(self, args: tuple):
-        self.check_differentiable(args)
-        request = pipeline.Request(self.argnums, self.policy, self.arg_types(args))
-        built = pipeline.build_adjoint_module(self.parsed, request)
-        return built, pipeline.load(built, built.adjoint, self.jit)
+        """The generated module and compiled adjoint for these arguments' types."""
+        key = tuple((type(a), getattr(a, "dtype", None), getattr(a, "ndim", None)) for a in args)
+        found = self.specializations.get(key)
+        if found is None:
+            self.check_differentiable(args)
+            request = pipeline.Request(self.argnums, self.policy, self.arg_types(args))
+            built = pipeline.build_adjoint_module(self.parsed, request)
+            found = (built, pipeline.load(built, built.adjoint, self.jit))
+            self.specializations[key] = found
+        return found
 
     def run_vjp(self, args: tuple, seeds: tuple):
         built, adjoint = self.adjoint(args)

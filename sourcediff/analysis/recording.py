@@ -60,6 +60,19 @@ def reverse_reads(stmt: ast.Assign, active: set[str]) -> set[str]:
     return names - {"math", "np"}
 
 
+def expand_recomputed(names: set[str], recomputed: dict) -> set[str]:
+    """``names`` with each recomputed temporary replaced by what recomputing it reads."""
+    out: set[str] = set()
+    stack = list(names)
+    while stack:
+        name = stack.pop()
+        if name in recomputed:
+            stack += [a.id for a in rules.operands(recomputed[name].value) if isinstance(a, ast.Name)]
+        else:
+            out.add(name)
+    return out
+
+
 def loop_reads(loop: ast.stmt, counters: dict) -> set[str]:
     """Names the reverse of ``loop`` reads at the loop's exit: counter, start, step."""
     names = {counters[loop].name}
@@ -72,7 +85,8 @@ def loop_reads(loop: ast.stmt, counters: dict) -> set[str]:
 
 
 class _Analysis:
-    def __init__(self, node: ast.FunctionDef, active: set[str], counters: dict, filename: str):
+    def __init__(self, node, active: set[str], counters: dict, filename: str, recomputed: dict):
+        self.recomputed = recomputed
         self.node = node
         self.active = active
         self.counters = counters
@@ -110,7 +124,7 @@ class _Analysis:
         target = stmt.targets[0].id
         if target in live:
             self.result.saves.add(id(stmt))
-        reads = reverse_reads(stmt, self.active)
+        reads = expand_recomputed(reverse_reads(stmt, self.active), self.recomputed)
         self.result.reads |= reads
         return (live - {target}) | reads
 
@@ -152,6 +166,10 @@ class _Analysis:
         return any_work
 
 
-def analyze_recording(node, active: set[str], counters: dict, filename: str) -> Recording:
-    """Run the to-be-recorded analysis on a normalized function (see module docstring)."""
-    return _Analysis(node, active, counters, filename).run()
+def analyze_recording(node, active, counters, filename, recomputed=None) -> Recording:
+    """Run the to-be-recorded analysis on a normalized function (see module docstring).
+
+    ``recomputed`` maps temporaries the reverse sweep recomputes to their
+    definitions; their readers read the operands instead.
+    """
+    return _Analysis(node, active, counters, filename, recomputed or {}).run()

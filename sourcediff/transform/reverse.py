@@ -20,6 +20,7 @@ accumulated, which keeps the code short and needs no zeroing.
 from __future__ import annotations
 
 import ast
+import copy
 from dataclasses import dataclass
 
 from .. import rules
@@ -27,6 +28,7 @@ from ..analysis.recording import Recording
 from ..analysis.types import TypeTable
 from ..codegen import Comment
 from ..normalize import NormalizedFunction
+from .cleanup import drop_dead_adjoint_stores
 from .simplify import simplify
 from .tape import Tapes
 
@@ -50,7 +52,8 @@ def _name(name: str) -> ast.Name:
 class ReverseBuilder:
     """Builds the adjoint function of one normalized function."""
 
-    def __init__(self, nf: NormalizedFunction, types: TypeTable, active: set[str], rec: Recording):
+    def __init__(self, nf: NormalizedFunction, types, active: set[str], rec: Recording, recomputed):
+        self.recomputed = recomputed
         self.nf = nf
         self.types = types
         self.active = active
@@ -108,11 +111,29 @@ class ReverseBuilder:
             contributions = [(value.id, out_bar)]
         else:
             contributions = self.contributions(target, value, out_bar)
+        out += self.recomputation(contributions)
         for name, expr in contributions:
             out.append(self.accumulate(name, simplify(expr)))
         if target not in self.assigned_adjoints:
             out.append(_parse(f"{self.bar(target)} = 0.0"))
         return out
+
+    def recomputation(self, contributions) -> list[ast.stmt]:
+        """Re-run the definitions of recomputed temporaries the contributions read."""
+        order: list[str] = []
+
+        def visit(name: str) -> None:
+            if name in self.recomputed and name not in order:
+                for arg in rules.operands(self.recomputed[name].value):
+                    if isinstance(arg, ast.Name):
+                        visit(arg.id)
+                order.append(name)
+
+        for _, expr in contributions:
+            for sub in ast.walk(expr):
+                if isinstance(sub, ast.Name):
+                    visit(sub.id)
+        return [copy.deepcopy(self.recomputed[name]) for name in order]
 
     def contributions(self, target: str, value: ast.expr, out_bar: ast.expr):
         rule = rules.lookup(rules.rule_name(value))
@@ -201,6 +222,7 @@ class ReverseBuilder:
         out.append(_parse(f"return {value}, ({', '.join(grads)},)"))
         args = [ast.arg(p) for p in self.nf.params + seeds]
         fn = ast.FunctionDef(spec.name, ast.arguments([], args, None, [], [], None, []), out, [])
+        drop_dead_adjoint_stores(fn, set(self.bars.values()))
         return fn
 
     def adjoint_inits(self, wrt: list[str]) -> list[ast.stmt]:
@@ -257,6 +279,6 @@ def _single_use_temps(body: list[ast.stmt], temps: set[str], active: set[str]) -
     }
 
 
-def build_adjoint(nf, types, active, recording, spec: AdjointSpec, outputs: int) -> ast.FunctionDef:
+def build_adjoint(nf, types, active, recording, recomputed, spec: AdjointSpec, outputs: int):
     """The adjoint (vector-Jacobian product) function of ``nf`` as an AST."""
-    return ReverseBuilder(nf, types, active, recording).build(spec, outputs)
+    return ReverseBuilder(nf, types, active, recording, recomputed).build(spec, outputs)

@@ -130,8 +130,9 @@ class Tapes:
 
     def _capacity(self, tape: Tape, outer: ast.stmt) -> str:
         if not tape.exact:
-            first = self._trips(outer) if isinstance(outer, ast.For) else "0"
-            return f"max(16, {first})"
+            if not isinstance(outer, ast.For):
+                return "16"
+            return f"max(16, {self._trips(outer)})"
         terms = []
         for loops in tape.sites:
             terms.append(" * ".join(self._trips(loop) for loop in loops))

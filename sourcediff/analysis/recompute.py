@@ -1,0 +1,133 @@
+"""Which temporaries the reverse sweep recomputes instead of storing (policy "auto").
+
+A temporary ``t = a op b`` that the reverse sweep needs is recomputed right
+before the adjoint statement that reads it, instead of being recorded, when:
+
+- the operation is cheap (``+ - * /``, negation, a copy);
+- ``t`` has one definition, and every statement that needs it is later in
+  the same block, with no assignment to ``a`` or ``b`` in between;
+- each operand is free to read there: a number, a name assigned nowhere
+  inside a loop, a name the reverse sweep restores anyway, or another
+  recomputed temporary.
+
+Recomputing then costs a few arithmetic instructions and saves a store and a
+load per iteration, which is what an expert writing the reverse sweep by hand
+does. Expensive values (``sin``, ``exp``, ...) are stored.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from .. import rules
+
+CHEAP = {"+", "-", "*", "/", "neg", ""}
+
+
+def _reads_by_statement(node, active, reads_of) -> dict[int, set[str]]:
+    return {
+        id(s): reads_of(s, active)
+        for s in ast.walk(node)
+        if isinstance(s, ast.Assign) and isinstance(s.targets[0], ast.Name)
+    }
+
+
+def choose_recomputed(node: ast.FunctionDef, temps: set[str], active: set[str], reads_of):
+    """Map each recomputed temporary to its defining statement (see module docstring)."""
+    reads = _reads_by_statement(node, active, reads_of)
+    needed = set().union(*reads.values()) if reads else set()
+    candidates: dict[str, ast.Assign] = {}
+    in_loops = _assigned_in_loops(node.body, False)
+    for block in _blocks(node.body):
+        for index, stmt in enumerate(block):
+            target = _target(stmt)
+            if target in temps and target in needed and _cheap(stmt):
+                if _stable_until_last_use(block, index, target, reads):
+                    candidates[target] = stmt
+    chosen: dict[str, ast.Assign] = {}
+    changed = True
+    while changed:
+        changed = False
+        for name, stmt in candidates.items():
+            if name in chosen:
+                continue
+            if all(_free(o, in_loops, needed, chosen, candidates) for o in _operand_names(stmt)):
+                chosen[name] = stmt
+                changed = True
+    return chosen
+
+
+def _free(name: str, in_loops: set[str], needed: set[str], chosen, candidates) -> bool:
+    if name in chosen:
+        return True
+    if name in candidates:
+        return False
+    return name not in in_loops or name in needed
+
+
+def _target(stmt: ast.stmt) -> str:
+    if isinstance(stmt, ast.Assign) and isinstance(stmt.targets[0], ast.Name):
+        return stmt.targets[0].id
+    return ""
+
+
+def _cheap(stmt: ast.Assign) -> bool:
+    value = stmt.value
+    if isinstance(value, ast.Constant):
+        return False
+    return rules.rule_name(value) in CHEAP and not isinstance(value, ast.Call)
+
+
+def _operand_names(stmt: ast.Assign) -> list[str]:
+    return [a.id for a in rules.operands(stmt.value) if isinstance(a, ast.Name)]
+
+
+def _stable_until_last_use(block, index: int, target: str, reads) -> bool:
+    """Every reader of ``target`` is later in ``block``; operands unchanged up to it."""
+    operands = set(_operand_names(block[index]))
+    last_use = None
+    for later in range(index, len(block)):
+        stmt = block[later]
+        for sub in ast.walk(stmt):
+            if id(sub) in reads and target in reads[id(sub)]:
+                last_use = later
+    if last_use is None:
+        return False
+    total_uses = sum(1 for r in reads.values() if target in r)
+    uses_here = sum(
+        1
+        for stmt in block[index : last_use + 1]
+        for sub in ast.walk(stmt)
+        if id(sub) in reads and target in reads[id(sub)]
+    )
+    if uses_here != total_uses:
+        return False
+    for stmt in block[index + 1 : last_use + 1]:
+        for sub in ast.walk(stmt):
+            if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store) and sub.id in operands:
+                return False
+    return True
+
+
+def _blocks(stmts: list[ast.stmt]):
+    yield stmts
+    for stmt in stmts:
+        for field_name in ("body", "orelse"):
+            inner = getattr(stmt, field_name, None)
+            if isinstance(inner, list) and inner:
+                yield from _blocks(inner)
+
+
+def _assigned_in_loops(stmts: list[ast.stmt], inside: bool) -> set[str]:
+    names: set[str] = set()
+    for stmt in stmts:
+        if isinstance(stmt, ast.Assign) and inside:
+            names.add(_target(stmt))
+        if isinstance(stmt, ast.For):
+            names.add(stmt.target.id)
+        loop = isinstance(stmt, (ast.For, ast.While))
+        for field_name in ("body", "orelse"):
+            inner = getattr(stmt, field_name, None)
+            if isinstance(inner, list):
+                names |= _assigned_in_loops(inner, inside or loop)
+    return names

@@ -1,0 +1,78 @@
+"""Drop adjoint assignments whose value is never read (dead stores).
+
+The reverse sweep zeroes an adjoint after consuming it (``s_bar = 0.0``) so a
+later loop iteration starts clean; when nothing reads that adjoint again, the
+zeroing is dead. A backward liveness analysis over the structured code finds
+those stores. Only assignments to adjoint variables are ever removed, so the
+primal computation and the records are untouched.
+"""
+
+from __future__ import annotations
+
+import ast
+
+
+def _names_read(node: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+
+class _DeadStores:
+    def __init__(self, adjoints: set[str]):
+        self.adjoints = adjoints
+
+    def block(self, stmts: list[ast.stmt], live: set[str]) -> tuple[list[ast.stmt], set[str]]:
+        out: list[ast.stmt] = []
+        for stmt in reversed(stmts):
+            kept, live = self.stmt(stmt, live)
+            if kept is not None:
+                out.append(kept)
+        out.reverse()
+        return out, live
+
+    def stmt(self, stmt: ast.stmt, live: set[str]):
+        if isinstance(stmt, (ast.Assign, ast.AugAssign)):
+            return self.assign(stmt, live)
+        if isinstance(stmt, ast.If):
+            body, live_body = self.block(stmt.body, set(live))
+            orelse, live_else = self.block(stmt.orelse, set(live))
+            stmt.body, stmt.orelse = body or [ast.Pass()], orelse
+            return stmt, live_body | live_else | _names_read(stmt.test)
+        if isinstance(stmt, (ast.For, ast.While)):
+            return self.loop(stmt, live)
+        if isinstance(stmt, ast.Return):
+            return stmt, _names_read(stmt)
+        return stmt, live | _names_read(stmt)
+
+    def assign(self, stmt, live: set[str]):
+        target = stmt.targets[0] if isinstance(stmt, ast.Assign) else stmt.target
+        if isinstance(target, ast.Name) and target.id in self.adjoints:
+            if target.id not in live:
+                return None, live
+            if isinstance(stmt, ast.Assign):
+                live = live - {target.id}
+            return stmt, live | _names_read(stmt.value)
+        return stmt, live | _names_read(stmt)
+
+    def loop(self, loop, live_after: set[str]):
+        header = _names_read(loop.iter if isinstance(loop, ast.For) else loop.test)
+        live_in = set(live_after)
+        original = loop.body
+        while True:
+            loop.body = [_copy_shallow(s) for s in original]
+            body, body_in = self.block(loop.body, set(live_in | live_after))
+            if body_in <= live_in:
+                break
+            live_in |= body_in
+        loop.body = body or [ast.Pass()]
+        return loop, live_in | live_after | header
+
+
+def _copy_shallow(stmt: ast.stmt) -> ast.stmt:
+    import copy
+
+    return copy.deepcopy(stmt)
+
+
+def drop_dead_adjoint_stores(function: ast.FunctionDef, adjoints: set[str]) -> None:
+    """Remove, in place, assignments to names in ``adjoints`` that are never read."""
+    function.body, _ = _DeadStores(adjoints).block(function.body, set())

@@ -1,0 +1,41 @@
+"""Golden files of generated adjoints: a readability change shows up as a reviewed diff.
+
+Refresh with ``SOURCEDIFF_UPDATE_GOLDEN=1 python -m pytest tests/test_golden.py``.
+"""
+
+import os
+from pathlib import Path
+
+import golden_functions as g
+import pytest
+
+import sourcediff as sd
+
+GOLDEN = Path(__file__).parent / "golden"
+CASES = [
+    ("series", g.series, (0, 1), (1.5, 0.3, 10)),
+    ("newton_sqrt", g.newton_sqrt, 0, (2.0,)),
+    ("first_crossing", g.first_crossing, (0, 1), (0.5, 3.0)),
+    ("logistic", g.logistic, (0, 1), (2.0, 0.1, 100)),
+]
+
+
+@pytest.mark.parametrize(("name", "func", "argnums", "args"), CASES, ids=[c[0] for c in CASES])
+def test_generated_adjoint_matches_golden_file(name, func, argnums, args):
+    source = sd.adjoint_source(func, argnums=argnums, args=args)
+    path = GOLDEN / f"{name}_adjoint.py"
+    if os.environ.get("SOURCEDIFF_UPDATE_GOLDEN"):
+        path.write_text(source)
+    assert path.exists(), f"{path} is missing; run with SOURCEDIFF_UPDATE_GOLDEN=1"
+    assert source == path.read_text(), (
+        f"the generated adjoint of {name} changed; review the diff and refresh with "
+        "SOURCEDIFF_UPDATE_GOLDEN=1"
+    )
+
+
+@pytest.mark.parametrize(("name", "func", "argnums", "args"), CASES, ids=[c[0] for c in CASES])
+def test_generation_is_deterministic(name, func, argnums, args, tmp_path, monkeypatch):
+    """Building again from scratch (another cache directory) gives the same bytes."""
+    first = sd.adjoint_source(func, argnums=argnums, args=args)
+    monkeypatch.setenv("SOURCEDIFF_CACHE_DIR", str(tmp_path))
+    assert sd.adjoint_source(func, argnums=argnums, args=args) == first
