@@ -170,9 +170,7 @@ def vjp(func, *primals, policy="auto", jit=True):
     Integer and bool primals are not differentiated; their entry is ``None``.
     For a function returning a tuple, the cotangent is a tuple of the same length.
     """
-    float_positions = tuple(
-        k for k, v in enumerate(primals) if isinstance(v, (float, np.floating))
-    )
+    float_positions = tuple(k for k, v in enumerate(primals) if isinstance(v, (float, np.floating)))
     transformed = _Transformed(func, float_positions or (0,), policy, jit)
     args = transformed.bind(primals, {})
     if not float_positions:

@@ -33,7 +33,8 @@ class SourceDiffError(Exception):
         stripped = line.rstrip("\n")
         indent = len(stripped) - len(stripped.lstrip())
         caret = " " * max(self.col - indent, 0) + "^"
-        return f"{head}\n  File \"{self.filename}\", line {self.lineno}\n    {stripped.strip()}\n    {caret}"
+        where = f'  File "{self.filename}", line {self.lineno}'
+        return f"{head}\n{where}\n    {stripped.strip()}\n    {caret}"
 
 
 class UnsupportedSyntaxError(SourceDiffError):

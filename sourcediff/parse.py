@@ -68,7 +68,9 @@ class ParsedFunction:
 
     def error(self, node: ast.AST, reason: str, cls=UnsupportedSyntaxError) -> SourceDiffError:
         """An error of class ``cls`` located at ``node`` in this function's file."""
-        return cls(reason, self.filename, getattr(node, "lineno", 0), getattr(node, "col_offset", 0))
+        return cls(
+            reason, self.filename, getattr(node, "lineno", 0), getattr(node, "col_offset", 0)
+        )
 
 
 def parse_function(func, _active: tuple[str, ...] = ()) -> ParsedFunction:

@@ -123,7 +123,9 @@ def _numpy_rows() -> list[Rule]:
         partial = _UNARY_MATH[math_name]
         rows.append(_row(f"np.{np_name}", "x", partial))
     rows.append(_row("np.arctan2", "y x", "x / (x * x + y * y)", "-y / (x * x + y * y)"))
-    rows.append(_row("np.hypot", "x y", "x / out if out > 0 else 0.0", "y / out if out > 0 else 0.0"))
+    rows.append(
+        _row("np.hypot", "x y", "x / out if out > 0 else 0.0", "y / out if out > 0 else 0.0")
+    )
     rows.append(_row("np.power", "x y", POW_X, POW_Y))
     return rows
 
@@ -139,7 +141,14 @@ BINOP_NAMES = {
     ast.Mod: "%",
     ast.FloorDiv: "//",
 }
-COMPARE_NAMES = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}
+COMPARE_NAMES = {
+    ast.Lt: "<",
+    ast.LtE: "<=",
+    ast.Gt: ">",
+    ast.GtE: ">=",
+    ast.Eq: "==",
+    ast.NotEq: "!=",
+}
 
 
 def lookup(name: str) -> Rule | None:
@@ -182,7 +191,7 @@ def operands(expr: ast.expr) -> list[ast.expr]:
     return [expr]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _template(source: str) -> ast.expr:
     return ast.parse(source, mode="eval").body
 

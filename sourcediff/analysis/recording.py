@@ -67,7 +67,9 @@ def expand_recomputed(names: set[str], recomputed: dict) -> set[str]:
     while stack:
         name = stack.pop()
         if name in recomputed:
-            stack += [a.id for a in rules.operands(recomputed[name].value) if isinstance(a, ast.Name)]
+            stack += [
+                a.id for a in rules.operands(recomputed[name].value) if isinstance(a, ast.Name)
+            ]
         else:
             out.add(name)
     return out

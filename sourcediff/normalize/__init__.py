@@ -6,6 +6,7 @@ The passes, in order, each in its own module:
 - ``exits``: lower early ``return``, ``break`` and ``continue`` to flags;
 - ``flatten``: three-address form, canonical call names;
 - ``inline``: splice the (already normalized) helpers into their callers;
+- ``versions``: name each straight-line redefinition separately;
 - ``loops``: give every loop a trip counter for the reverse sweep.
 
 The result is still ordinary Python that computes the same values as the
@@ -26,6 +27,7 @@ from .exits import lower_exits
 from .flatten import Flattener
 from .inline import inline_calls
 from .loops import add_trip_counters
+from .versions import version_straight_line
 
 RESERVED = {"math", "np", "numpy", "range", "len", "abs", "min", "max", "float", "int", "bool"}
 
@@ -50,11 +52,20 @@ def normalize(parsed: ParsedFunction) -> NormalizedFunction:
     constants = _constants(parsed)
     bodies: dict[str, tuple[ast.FunctionDef, set[str]]] = {}
     node, temps, namer = _normalize_one(parsed, bodies, set(constants))
+    version_straight_line(node, namer)
     counters: dict = {}
     node.body = add_trip_counters(node.body, namer, counters)
     params = [a.arg for a in node.args.args]
     return NormalizedFunction(
-        parsed.name, parsed.filename, node, params, parsed.defaults, constants, temps, namer, counters
+        parsed.name,
+        parsed.filename,
+        node,
+        params,
+        parsed.defaults,
+        constants,
+        temps,
+        namer,
+        counters,
     )
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import ast
 
-from ..errors import UnsupportedSyntaxError
 from ..parse import ParsedFunction
 
 # Construct -> (what it is called, what to do instead).

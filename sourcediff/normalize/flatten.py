@@ -127,13 +127,21 @@ class Flattener:
         exit_flag = _trailing_exit(body)
         inner = self.block(body[:-1] if exit_flag else body)
         if exit_flag:
-            stop = [located(ast.Assign([ast.Name(running, ast.Store())], ast.Constant(False)),
-                            self.where, self.fn)]
+            stop = [
+                located(
+                    ast.Assign([ast.Name(running, ast.Store())], ast.Constant(False)),
+                    self.where,
+                    self.fn,
+                )
+            ]
             saved, self.out = self.out, []
             self.assign_expr(running, stmt.test)
             recompute, self.out = self.out, saved
-            inner.append(located(ast.If(ast.Name(exit_flag, ast.Load()), stop, recompute),
-                                 self.where, self.fn))
+            inner.append(
+                located(
+                    ast.If(ast.Name(exit_flag, ast.Load()), stop, recompute), self.where, self.fn
+                )
+            )
         else:
             saved, self.out = self.out, inner
             self.assign_expr(running, stmt.test)
@@ -150,7 +158,7 @@ class Flattener:
     # -- assignments ----------------------------------------------------------
 
     def assign_expr(self, target: str, value: ast.expr) -> None:
-        """Emit ``target = value`` in three-address form, never reading ``target`` after writing it."""
+        """Emit ``target = value`` in three-address form; the operation never reads ``target``."""
         if isinstance(value, (ast.BoolOp, ast.IfExp)) or _is_chain(value):
             self.assign(target, self.atom(value))
             return
@@ -268,13 +276,17 @@ class Flattener:
         rule = rules.lookup(path)
         if rule is None:
             raise self.fn.error(
-                expr, f"'{path or ast.unparse(expr.func)}' has no derivative rule and no Python "
-                "source; compute it with supported functions", UnsupportedCallError)
+                expr,
+                f"'{path or ast.unparse(expr.func)}' has no derivative rule and no Python "
+                "source; compute it with supported functions",
+                UnsupportedCallError,
+            )
         if expr.keywords:
             raise self.fn.error(expr, f"keyword arguments to '{path}' are not supported")
         if len(args) != len(rule.params):
             raise self.fn.error(
-                expr, f"'{path}' takes {len(rule.params)} argument(s) here, got {len(args)}")
+                expr, f"'{path}' takes {len(rule.params)} argument(s) here, got {len(args)}"
+            )
         return ast.Call(_path_ast(path), args, [])
 
     # -- control-flow expressions -------------------------------------------

@@ -65,7 +65,9 @@ def _expand(stmt: ast.Assign, helper: ParsedFunction, normalized, namer: Namer, 
     node, helper_temps = normalized
     params = [a.arg for a in node.args.args]
     bound = _bind_arguments(stmt, helper, params)
-    assigned = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    assigned = {
+        n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+    }
     names: dict[str, ast.expr] = {}
     prologue: list[ast.stmt] = []
     for param in params:

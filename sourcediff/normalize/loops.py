@@ -45,7 +45,9 @@ def _count(loop: ast.For | ast.While, namer: Namer, counters: dict) -> list[ast.
     else:
         name = namer.fresh("n_iter")
     ends_early = isinstance(loop, ast.While) or (
-        loop.body and isinstance(loop.body[-1], ast.If) and isinstance(loop.body[-1].body[0], ast.Break)
+        loop.body
+        and isinstance(loop.body[-1], ast.If)
+        and isinstance(loop.body[-1].body[0], ast.Break)
     )
     counters[loop] = TripCounter(name, bool(ends_early))
     if ends_early:

@@ -25,7 +25,6 @@ from dataclasses import dataclass
 
 from .. import rules
 from ..analysis.recording import Recording
-from ..analysis.types import TypeTable
 from ..codegen import Comment
 from ..normalize import NormalizedFunction
 from .cleanup import drop_dead_adjoint_stores
@@ -272,11 +271,7 @@ def _single_use_temps(body: list[ast.stmt], temps: set[str], active: set[str]) -
                         uses.setdefault(n.id, []).append(-1)
 
     walk(body)
-    return {
-        t
-        for t in temps & active
-        if len(defs.get(t, [])) == 1 and uses.get(t, []) == defs[t]
-    }
+    return {t for t in temps & active if len(defs.get(t, [])) == 1 and uses.get(t, []) == defs[t]}
 
 
 def build_adjoint(nf, types, active, recording, recomputed, spec: AdjointSpec, outputs: int):

@@ -22,7 +22,12 @@ class _Simplify(ast.NodeTransformer):
     def visit_BinOp(self, node: ast.BinOp) -> ast.expr:
         self.generic_visit(node)
         left, right = _const(node.left), _const(node.right)
-        if left is not None and right is not None and isinstance(left, int) and isinstance(right, int):
+        if (
+            left is not None
+            and right is not None
+            and isinstance(left, int)
+            and isinstance(right, int)
+        ):
             folded = _fold(node.op, left, right)
             if folded is not None:
                 return ast.Constant(folded)

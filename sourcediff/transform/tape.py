@@ -17,7 +17,12 @@ from dataclasses import dataclass, field
 from ..analysis.types import TypeTable
 from ..naming import Namer
 
-NUMPY_DTYPES = {"float64": "np.float64", "float32": "np.float32", "int64": "np.int64", "bool": "np.bool_"}
+NUMPY_DTYPES = {
+    "float64": "np.float64",
+    "float32": "np.float32",
+    "int64": "np.int64",
+    "bool": "np.bool_",
+}
 ZEROS = {"float": "0.0", "int": "0", "bool": "False"}
 
 
@@ -75,7 +80,9 @@ class Tapes:
         for stmt in block:
             tape = self._growable_push(stmt)
             if tape is not None:
-                check = f"if {tape.top} == {tape.name}.shape[0]:\n    {tape.name} = grow({tape.name})"
+                check = (
+                    f"if {tape.top} == {tape.name}.shape[0]:\n    {tape.name} = grow({tape.name})"
+                )
                 out.append(_parse(check))
             out.append(stmt)
         return out

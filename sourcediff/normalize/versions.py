@@ -1,0 +1,54 @@
+"""Give each top-level redefinition of a variable its own name (straight-line SSA).
+
+In straight-line code a variable overwritten later would otherwise have to
+be saved for the reverse sweep; naming each value separately means nothing is
+recorded. Only variables that no ``if``/``for``/``while`` assigns are renamed,
+so loop-carried and branch-merged variables keep one name::
+
+    a = x * y                  a = x * y
+    t1 = a * b        ->       t1 = a * b
+    a = t1                     a_1 = t1
+    t2 = a + y                 t2 = a_1 + y
+"""
+
+from __future__ import annotations
+
+import ast
+
+from ..naming import Namer
+
+
+class _Rename(ast.NodeTransformer):
+    def __init__(self, names: dict[str, str]):
+        self.names = names
+
+    def visit_Name(self, node: ast.Name) -> ast.Name:
+        if isinstance(node.ctx, ast.Load) and node.id in self.names:
+            node.id = self.names[node.id]
+        return node
+
+
+def version_straight_line(node: ast.FunctionDef, namer: Namer) -> None:
+    """Rename, in place, top-level redefinitions of variables (see module docstring)."""
+    in_compound = {
+        n.id
+        for stmt in node.body
+        if not isinstance(stmt, ast.Assign)
+        for n in ast.walk(stmt)
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+    }
+    defined = {a.arg for a in node.args.args}
+    current: dict[str, str] = {}
+    counts: dict[str, int] = {}
+    for stmt in node.body:
+        _Rename(current).visit(stmt)
+        if not isinstance(stmt, ast.Assign) or not isinstance(stmt.targets[0], ast.Name):
+            continue
+        name = stmt.targets[0].id
+        if name in in_compound:
+            continue
+        if name in defined:
+            counts[name] = counts.get(name, 0) + 1
+            current[name] = namer.fresh(f"{name}_{counts[name]}")
+            stmt.targets[0].id = current[name]
+        defined.add(name)

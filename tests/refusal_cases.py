@@ -1,0 +1,341 @@
+"""User-style functions that each use exactly one construct outside the differentiable subset.
+
+Used by test_refusals.py. The offending line of each function carries the marker comment
+``# <- refused``; the tests find it by scanning the function's source, so the expected line
+numbers survive edits to this file. Apart from the one refused construct every function is
+ordinary numeric Python of the supported kind (floats, ints, math, range loops).
+"""
+
+import math
+from operator import mul as c_mul
+
+import numpy as np
+
+SCALE = 2.5
+COUNTER = 0.0
+
+
+# ---------------------------------------------------------------------------
+# Generators, exceptions, context managers
+# ---------------------------------------------------------------------------
+
+
+def uses_yield(x):
+    s = x * x
+    yield s  # <- refused
+    return s
+
+
+def uses_yield_from(x, n):
+    s = x * 2.0
+    yield from range(n)  # <- refused
+    return s
+
+
+def uses_try_except(x):
+    try:  # <- refused
+        y = math.log(x)
+    except ValueError:
+        y = 0.0
+    return y * x
+
+
+def uses_bare_try(x):
+    try:  # <- refused
+        y = math.log(x)
+    finally:
+        y = x
+    return y * x
+
+
+def uses_with(x):
+    with np.errstate(all="ignore"):  # <- refused
+        y = np.log(x)
+    return y * x
+
+
+# ---------------------------------------------------------------------------
+# Functions and classes defined inside the function
+# ---------------------------------------------------------------------------
+
+
+def uses_lambda(x):
+    square = lambda t: t * t  # <- refused
+    return square(x) + x
+
+
+def uses_lambda_without_parameters(x):
+    twice = lambda: 2.0 * x  # <- refused
+    return twice() + x
+
+
+def uses_nested_def(x):
+    def square(t):  # <- refused
+        return t * t
+
+    return square(x) + x
+
+
+def uses_nested_def_without_parameters(x):
+    def twice():  # <- refused
+        return 2.0 * x
+
+    return twice() + x
+
+
+def uses_class(x):
+    class Point:  # <- refused
+        scale = 2.0
+
+    return Point.scale * x
+
+
+# ---------------------------------------------------------------------------
+# Scopes
+# ---------------------------------------------------------------------------
+
+
+def uses_global_write(x):
+    global COUNTER  # <- refused
+    COUNTER = COUNTER + x
+    return x * x
+
+
+def _make_nonlocal_counter():
+    total = 0.0
+
+    def accumulate(x):
+        nonlocal total  # <- refused
+        total = total + x
+        return total * x
+
+    return accumulate
+
+
+uses_nonlocal = _make_nonlocal_counter()
+
+
+# ---------------------------------------------------------------------------
+# Recursion
+# ---------------------------------------------------------------------------
+
+
+def recursive_power(x, n):
+    if n == 0:
+        return 1.0
+    return x * recursive_power(x, n - 1)  # <- refused
+
+
+def mutual_entry(x, n):
+    return _ping(x, n) + x
+
+
+def _ping(x, n):
+    if n <= 0:
+        return x
+    return _pong(x * 0.5, n - 1)
+
+
+def _pong(x, n):
+    if n <= 0:
+        return x
+    return _ping(x + 1.0, n - 1)  # <- refused
+
+
+# ---------------------------------------------------------------------------
+# Signatures
+# ---------------------------------------------------------------------------
+
+
+def uses_star_args(x, *rest):  # <- refused
+    return x * x
+
+
+def uses_star_kwargs(x, **options):  # <- refused
+    return x * x
+
+
+def uses_keyword_only(x, *, scale=2.0):  # <- refused
+    return scale * x * x
+
+
+# ---------------------------------------------------------------------------
+# Calls to functions with neither a derivative rule nor Python source
+# ---------------------------------------------------------------------------
+
+
+def calls_math_gamma(x):
+    y = x * x
+    return math.gamma(y)  # <- refused
+
+
+def calls_print(x):
+    y = x * x
+    print(y)  # <- refused
+    return y
+
+
+def calls_sorted(x, y):
+    ordered = sorted((x, y))  # <- refused
+    return ordered * x
+
+
+def calls_np_sinc(x):
+    return np.sinc(x) * x  # <- refused
+
+
+def calls_c_function(x):
+    return c_mul(x, x) + x  # <- refused
+
+
+# ---------------------------------------------------------------------------
+# Containers and comprehensions
+# ---------------------------------------------------------------------------
+
+
+def uses_list_literal(x, y):
+    values = [x, y]  # <- refused
+    return values * x
+
+
+def uses_dict_literal(x, y):
+    values = {1: x, 2: y}  # <- refused
+    return values * x
+
+
+def uses_list_comprehension(x):
+    powers = [x**k for k in range(3)]  # <- refused
+    return powers * x
+
+
+def uses_generator_expression(x):
+    powers = (x**k for k in range(3))  # <- refused
+    return powers * x
+
+
+# ---------------------------------------------------------------------------
+# Loops
+# ---------------------------------------------------------------------------
+
+
+def loops_over_tuple(x, y):
+    s = 0.0
+    for v in (x, y, 2.0):  # <- refused
+        s += v * v
+    return s
+
+
+def uses_for_else(x, n):
+    s = 0.0
+    for i in range(n):  # <- refused
+        s += x * i
+    else:
+        s = s + 1.0
+    return s
+
+
+def uses_while_else(x):
+    s = x
+    while s < 10.0:  # <- refused
+        s = s * 2.0
+    else:
+        s = s + 1.0
+    return s
+
+
+def assigns_loop_variable(x, n):
+    s = 0.0
+    for i in range(n):
+        s += x * i
+        i = i + 1  # <- refused
+    return s
+
+
+# ---------------------------------------------------------------------------
+# Expressions and statements
+# ---------------------------------------------------------------------------
+
+
+def uses_walrus(x):
+    if (y := x * 2.0) > 1.0:  # <- refused
+        return y * x
+    return x
+
+
+def uses_fstring(x):
+    label = f"x={x}"  # <- refused
+    return x * x if label else x
+
+
+def uses_string_constant(x):
+    mode = "fast"  # <- refused
+    return x * x if mode else x
+
+
+def assigns_attribute(x, state):
+    state.value = x * x  # <- refused
+    return x * x
+
+
+def imports_inside(x):
+    import math  # <- refused
+
+    return math.sin(x) * x
+
+
+def imports_alias_inside(x):
+    from math import erf as local_erf  # <- refused
+
+    return local_erf(x) * x
+
+
+def uses_assert(x):
+    assert x > 0.0  # <- refused
+    return math.sqrt(x)
+
+
+def uses_raise(x):
+    if x < 0.0:
+        raise ValueError("x must be non-negative")  # <- refused
+    return math.sqrt(x)
+
+
+def uses_del(x):
+    t = x * x
+    y = t + x
+    del t  # <- refused
+    return y
+
+
+def uses_match(x, n):
+    match n:  # <- refused
+        case 0:
+            return x
+        case _:
+            return x * x
+
+
+def uses_chained_assignment(x):
+    a = b = x * 2.0  # <- refused
+    return a * b
+
+
+def can_finish_without_return(x):  # <- refused
+    y = x * x
+    if y > 1.0:
+        return y
+
+
+def returns_only_inside_loop(x, n):  # <- refused
+    for i in range(n):
+        if x * i > 1.0:
+            return x * i
+
+
+def uses_unknown_global(x):
+    return x * UNDEFINED_SCALE  # noqa: F821  # <- refused
+
+
+def uses_supported_constant(x):
+    """Not a refusal: a control showing the module constant SCALE is fine."""
+    return SCALE * x * x

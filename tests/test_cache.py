@@ -1,0 +1,78 @@
+"""The on-disk cache: a second process neither transforms nor compiles; edits invalidate."""
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+SCRIPT = textwrap.dedent(
+    """
+    import json, sys
+    sys.path.insert(0, sys.argv[1])
+    import model
+    import sourcediff as sd
+    from sourcediff import pipeline
+
+    g = sd.grad(model.f, argnums=(0, 1))
+    value = g(1.5, 3.0, 20)
+    dispatchers = [d for d in pipeline._COMPILED.values() if hasattr(d, "stats")]
+    print(json.dumps({
+        "grad": value,
+        "transforms": pipeline.STATS["transforms"],
+        "cache_hits": sum(sum(d.stats.cache_hits.values()) for d in dispatchers),
+        "cache_misses": sum(sum(d.stats.cache_misses.values()) for d in dispatchers),
+    }))
+    """
+)
+
+MODEL = textwrap.dedent(
+    """
+    import math
+
+    def helper(x, y):
+        return x * y + math.cos(y)
+
+    def f(x, y, n):
+        s = 0.0
+        for i in range(n):
+            if s < 3.0:
+                s += math.sin(x * i) * y
+            else:
+                s = s * 0.5 + helper(x, y)
+        return s
+    """
+)
+
+
+def _run(folder, cache) -> dict:
+    env = dict(os.environ, SOURCEDIFF_CACHE_DIR=str(cache))
+    out = subprocess.run(
+        [sys.executable, "-c", SCRIPT, str(folder)],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_second_process_neither_transforms_nor_compiles(tmp_path):
+    (tmp_path / "model.py").write_text(MODEL)
+    cache = tmp_path / "cache"
+    first = _run(tmp_path, cache)
+    assert first["transforms"] == 1 and first["cache_misses"] == 1
+    second = _run(tmp_path, cache)
+    assert second["transforms"] == 0, "the second process transformed again"
+    assert second["cache_misses"] == 0 and second["cache_hits"] == 1, "it compiled again"
+    assert second["grad"] == first["grad"]
+
+
+def test_editing_a_helper_invalidates_the_entry(tmp_path):
+    (tmp_path / "model.py").write_text(MODEL)
+    cache = tmp_path / "cache"
+    before = _run(tmp_path, cache)
+    (tmp_path / "model.py").write_text(MODEL.replace("x * y + math.cos(y)", "x * y + 2.0 * y"))
+    after = _run(tmp_path, cache)
+    assert after["transforms"] == 1, "a changed helper must be transformed again"
+    assert after["grad"] != before["grad"]
