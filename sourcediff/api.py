@@ -21,8 +21,10 @@ POLICIES = ("auto", "store")
 
 
 def _normalize_argnums(argnums) -> tuple[tuple[int, ...], bool]:
-    if isinstance(argnums, int):
+    if isinstance(argnums, int) and not isinstance(argnums, bool):
         return (argnums,), True
+    if not isinstance(argnums, (tuple, list)):
+        raise ArgumentError(f"argnums must be an int or a tuple of ints, got {argnums!r}")
     argnums = tuple(argnums)
     if not argnums or not all(isinstance(a, int) for a in argnums):
         raise ArgumentError(f"argnums must be an int or a non-empty tuple of ints, got {argnums!r}")
@@ -67,17 +69,18 @@ class _Transformed:
         return tuple(bound.arguments[p] for p in self.params)
 
     def arg_types(self, args: tuple) -> tuple:
+        """Numba types of the arguments; anything but numbers and numeric arrays is refused."""
         types = []
         for name, value in zip(self.params, args):
-            try:
-                types.append(numba.typeof(value))
-            except ValueError:
+            numba_type = _numeric_type(value)
+            if numba_type is None:
                 raise ArgumentError(
                     f"argument '{name}' of type {type(value).__name__} is not supported; pass "
-                    "floats, ints, bools or NumPy arrays",
+                    "floats, ints, bools or NumPy arrays of numbers",
                     self.parsed.filename,
                     self.parsed.node.lineno,
-                ) from None
+                )
+            types.append(numba_type)
         return tuple(types)
 
     def check_differentiable(self, args: tuple) -> None:
@@ -115,6 +118,23 @@ class _Transformed:
         built, adjoint = self.adjoint(args)
         value, grads = adjoint(*args, *seeds)
         return built, value, tuple(_as_python(g) for g in grads)
+
+
+def _numeric_type(value):
+    """The Numba type of a number or numeric array, else None."""
+    from numba.core import types
+
+    try:
+        numba_type = numba.typeof(value)
+    except ValueError:
+        return None
+    if isinstance(numba_type, (types.Float, types.Integer, types.Boolean)):
+        return numba_type
+    if isinstance(numba_type, types.Array) and isinstance(
+        numba_type.dtype, (types.Float, types.Integer, types.Boolean)
+    ):
+        return numba_type
+    return None
 
 
 def _as_python(value):
@@ -180,7 +200,7 @@ def vjp(func, *primals, policy="auto", jit=True):
     _, value, _ = transformed.run_vjp(args, zero_seeds)
 
     def pullback(cotangent):
-        seeds = tuple(cotangent) if built.outputs > 1 else (cotangent,)
+        seeds = tuple(cotangent) if isinstance(cotangent, (tuple, list)) else (cotangent,)
         if len(seeds) != built.outputs:
             raise ArgumentError(f"the cotangent must have {built.outputs} components")
         _, _, grads = transformed.run_vjp(args, tuple(float(s) for s in seeds))

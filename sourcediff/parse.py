@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from . import fence
 from .errors import SourceDiffError, UnsupportedCallError, UnsupportedSyntaxError
 
 SUPPORTED_MODULES = {math: "math", np: "np"}
@@ -90,6 +91,7 @@ def parse_function(func, _active: tuple[str, ...] = ()) -> ParsedFunction:
     node = _function_node(ast.parse(source), func.__name__, filename, first_line)
     ast.increment_lineno(node, first_line - 1)
     node.decorator_list = []
+    fence.check(node, filename)
     parsed = ParsedFunction(func.__name__, filename, source, node, _defaults(func))
     key = f"{filename}:{func.__name__}"
     parsed.names = _resolve_free_names(func, parsed, _active + (key,))

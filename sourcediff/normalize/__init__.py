@@ -1,8 +1,8 @@
 """Stage 2, normalize: the user's call tree as one function in three-address form.
 
+Refusals already happened when each function was parsed (``sourcediff.fence``).
 The passes, in order, each in its own module:
 
-- ``fence``: refuse anything outside the subset, at the user's line;
 - ``exits``: lower early ``return``, ``break`` and ``continue`` to flags;
 - ``flatten``: three-address form, canonical call names;
 - ``inline``: splice the (already normalized) helpers into their callers;
@@ -22,7 +22,6 @@ from dataclasses import dataclass, field
 from ..errors import SourceDiffError
 from ..naming import Namer
 from ..parse import ParsedFunction
-from . import fence
 from .exits import lower_exits
 from .flatten import Flattener
 from .inline import inline_calls
@@ -74,7 +73,6 @@ def _normalize_one(fn: ParsedFunction, bodies: dict, constant_names: set[str]):
         if resolved.kind == "helper" and resolved.helper.name not in bodies:
             helper_node, helper_temps, _ = _normalize_one(resolved.helper, bodies, constant_names)
             bodies[resolved.helper.name] = (helper_node, helper_temps)
-    fence.check(fn)
     node = copy.deepcopy(fn.node)
     namer = Namer.for_tree(node, RESERVED | constant_names | set(bodies))
     node = lower_exits(fn, node, namer)

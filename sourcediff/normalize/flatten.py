@@ -107,6 +107,9 @@ class Flattener:
         self.emit(ast.If(test, self.block(stmt.body), self.block(stmt.orelse)))
 
     def stmt_For(self, stmt: ast.For) -> None:
+        resolved = self.fn.names.get("range")
+        if resolved is None or resolved.kind != "builtin":
+            raise self.fn.error(stmt, "'for' loops must run over the builtin range(...)")
         args = [self.atom(a) for a in stmt.iter.args]
         assigned = _assigned_names(stmt.body)
         bounds = [self._loop_invariant(a, assigned) for a in args]

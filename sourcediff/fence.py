@@ -1,15 +1,16 @@
 """Refusals first: reject every construct outside the differentiable subset.
 
-Runs on the parsed AST before any rewriting, so every error points at the
-user's own line and construct and says what to write instead. Nothing that
-passes the fence may later be silently mistranslated.
+Runs on each function's AST as soon as it is parsed, before its names are
+resolved or anything is rewritten, so every error points at the user's own
+line and construct and says what to write instead. Nothing that passes the
+fence may later be silently mistranslated.
 """
 
 from __future__ import annotations
 
 import ast
 
-from ..parse import ParsedFunction
+from .errors import UnsupportedSyntaxError
 
 # Construct -> (what it is called, what to do instead).
 REFUSED = {
@@ -47,16 +48,39 @@ REFUSED = {
 }
 
 
-def check(fn: ParsedFunction) -> None:
-    """Raise UnsupportedSyntaxError at the first construct outside the subset."""
+class _Site:
+    """Where errors point: the user's file."""
+
+    def __init__(self, filename: str, node: ast.FunctionDef):
+        self.filename = filename
+        self.node = node
+
+    def error(self, node: ast.AST, reason: str) -> UnsupportedSyntaxError:
+        line, col = getattr(node, "lineno", 0), getattr(node, "col_offset", 0)
+        return UnsupportedSyntaxError(reason, self.filename, line, col)
+
+
+def check(node: ast.FunctionDef, filename: str) -> None:
+    """Raise UnsupportedSyntaxError at the first construct outside the subset.
+
+    Refused constructs are looked for first, over the whole function, so a
+    ``yield`` inside an expression statement is reported as a ``yield``.
+    """
+    fn = _Site(filename, node)
     _check_signature(fn)
-    for node in ast.walk(fn.node):
-        if node is fn.node:
-            continue
-        _check_node(fn, node)
+    for sub in ast.walk(node):
+        refused = REFUSED.get(type(sub))
+        if refused and sub is not node:
+            what, instead = refused
+            raise fn.error(
+                sub, f"{what} is not supported inside a differentiated function; {instead}"
+            )
+    for sub in ast.walk(node):
+        if sub is not node:
+            _check_node(fn, sub)
 
 
-def _check_signature(fn: ParsedFunction) -> None:
+def _check_signature(fn: _Site) -> None:
     args = fn.node.args
     if args.vararg or args.kwarg:
         raise fn.error(
@@ -68,11 +92,7 @@ def _check_signature(fn: ParsedFunction) -> None:
         )
 
 
-def _check_node(fn: ParsedFunction, node: ast.AST) -> None:
-    refused = REFUSED.get(type(node))
-    if refused:
-        what, instead = refused
-        raise fn.error(node, f"{what} is not supported inside a differentiated function; {instead}")
+def _check_node(fn: _Site, node: ast.AST) -> None:
     if isinstance(node, ast.Constant) and not isinstance(node.value, (bool, int, float)):
         if not _is_docstring(fn, node):
             raise fn.error(node, f"constant {node.value!r} is not a number; use numbers only")
@@ -80,27 +100,31 @@ def _check_node(fn: ParsedFunction, node: ast.AST) -> None:
         raise fn.error(node, "'else' on a loop is not supported; use a flag variable")
     if isinstance(node, ast.For):
         _check_for(fn, node)
+    if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+        raise fn.error(node, "assigning to an attribute is not supported; use a local variable")
     if isinstance(node, (ast.Assign, ast.AugAssign)):
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
         for target in targets:
             _check_target(fn, target)
     if isinstance(node, ast.AnnAssign):
         raise fn.error(node, "annotated assignment is not supported; drop the annotation")
-    if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
-        raise fn.error(node, "assigning to an attribute is not supported; use a local variable")
     if isinstance(node, ast.Expr) and not _is_docstring(fn, node.value):
+        if isinstance(node.value, ast.Call):
+            called = ast.unparse(node.value.func)
+            raise fn.error(
+                node, f"calling '{called}' for its side effects is not supported; remove the call"
+            )
         raise fn.error(node, "an expression statement has no effect here; assign its value")
     if isinstance(node, ast.Call):
         _check_call(fn, node)
 
 
-def _check_for(fn: ParsedFunction, node: ast.For) -> None:
+def _check_for(fn: _Site, node: ast.For) -> None:
     it = node.iter
     is_range = (
         isinstance(it, ast.Call)
         and isinstance(it.func, ast.Name)
         and it.func.id == "range"
-        and fn.names.get("range") is not None
         and 1 <= len(it.args) <= 3
         and not it.keywords
     )
@@ -116,21 +140,23 @@ def _check_for(fn: ParsedFunction, node: ast.For) -> None:
             )
 
 
-def _check_target(fn: ParsedFunction, target: ast.AST) -> None:
+def _check_target(fn: _Site, target: ast.AST) -> None:
     if isinstance(target, ast.Tuple):
         for elt in target.elts:
             if not isinstance(elt, ast.Name):
                 raise fn.error(elt, "only names can be unpacked into; assign one at a time")
+    elif isinstance(target, ast.Attribute):
+        raise fn.error(target, "assigning to an attribute is not supported; use a local variable")
     elif not isinstance(target, ast.Name):
         raise fn.error(target, "only assignments to names are supported here")
 
 
-def _check_call(fn: ParsedFunction, node: ast.Call) -> None:
+def _check_call(fn: _Site, node: ast.Call) -> None:
     if any(kw.arg is None for kw in node.keywords):
         raise fn.error(node, "'**' in a call is not supported; pass arguments by name")
 
 
-def _is_docstring(fn: ParsedFunction, node: ast.AST) -> bool:
+def _is_docstring(fn: _Site, node: ast.AST) -> bool:
     body = fn.node.body
     first = body[0] if body else None
     return isinstance(first, ast.Expr) and (first is node or first.value is node)
