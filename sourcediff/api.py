@@ -94,6 +94,8 @@ class _Transformed:
                     self.parsed.filename,
                     self.parsed.node.lineno,
                 )
+            if isinstance(value, np.ndarray) and value.dtype.kind == "f":
+                continue
             if not isinstance(value, (float, np.floating)):
                 raise ArgumentError(
                     f"cannot differentiate with respect to '{self.params[k]}': "

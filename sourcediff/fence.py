@@ -43,8 +43,7 @@ REFUSED = {
     ast.JoinedStr: ("an f-string", "compute numbers only"),
     ast.NamedExpr: ("':=' (walrus)", "assign on a line of its own"),
     ast.Match: ("'match'", "use if/elif/else"),
-    ast.Slice: ("slicing", "index element by element in a loop"),
-    ast.Subscript: ("indexing", "arrays are not supported yet; pass scalars"),
+    ast.Slice: ("slicing", "index element by element in a loop (slices are not supported yet)"),
 }
 
 
@@ -141,7 +140,10 @@ def _check_for(fn: _Site, node: ast.For) -> None:
 
 
 def _check_target(fn: _Site, target: ast.AST) -> None:
-    if isinstance(target, ast.Tuple):
+    if isinstance(target, ast.Subscript):
+        if not isinstance(target.value, ast.Name):
+            raise fn.error(target, "only elements of a named array can be assigned: a[i] = v")
+    elif isinstance(target, ast.Tuple):
         for elt in target.elts:
             if not isinstance(elt, ast.Name):
                 raise fn.error(elt, "only names can be unpacked into; assign one at a time")

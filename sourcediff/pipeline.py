@@ -121,7 +121,10 @@ def build_adjoint_module(parsed: ParsedFunction, request: Request) -> Built:
         recomputed = {}
         if request.policy == "auto":
             recomputed = choose_recomputed(nf.node, nf.temps, active, reverse_reads)
-        recording = analyze_recording(nf.node, active, nf.counters, nf.filename, recomputed)
+        arrays = {n for n, t in types.variables.items() if t.kind == "array"}
+        recording = analyze_recording(
+            nf.node, active, nf.counters, nf.filename, recomputed, arrays
+        )
     _dump(
         "activity",
         f"active: {sorted(active)}\nreverse reads: {sorted(recording.reads)}\n"

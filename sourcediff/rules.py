@@ -29,11 +29,23 @@ TWO_OVER_SQRT_PI = "1.1283791670955126"
 
 @dataclass(frozen=True)
 class Rule:
-    """Partial derivatives of one primitive: ``partials[k]`` is d out / d ``params[k]``."""
+    """Partial derivatives of one primitive: ``partials[k]`` is d out / d ``params[k]``.
+
+    ``adjoints``, when given, replaces ``partial * g`` for functions whose
+    adjoint is not a product, such as reductions: ``np.sum(x)`` has adjoint
+    ``g`` (broadcast back over ``x``). ``min_args`` allows trailing optional
+    parameters (array constructors).
+    """
 
     name: str
     params: tuple[str, ...]
     partials: tuple[str | None, ...]
+    adjoints: tuple[str | None, ...] | None = None
+    min_args: int = -1
+
+    def __post_init__(self):
+        if self.min_args < 0:
+            object.__setattr__(self, "min_args", len(self.params))
 
     @property
     def differentiable(self) -> bool:
@@ -130,7 +142,17 @@ def _numpy_rows() -> list[Rule]:
     return rows
 
 
-TABLE: dict[str, Rule] = {rule.name: rule for rule in ROWS + _numpy_rows()}
+def _array_rows() -> list[Rule]:
+    """Array constructors (fresh, no derivative) and whole-array functions."""
+    fresh = ["zeros", "ones", "empty", "zeros_like", "ones_like", "empty_like", "arange", "linspace"]
+    rows = [Rule(f"np.{name}", ("a", "b", "c"), (None, None, None), min_args=1) for name in fresh]
+    rows.append(Rule("np.full", ("shape", "v"), (None, "1"), adjoints=(None, "np.sum(g)")))
+    rows.append(Rule("np.copy", ("x",), ("1",)))
+    rows.append(Rule("np.sum", ("x",), ("1",), adjoints=("g",)))
+    return rows
+
+
+TABLE: dict[str, Rule] = {rule.name: rule for rule in ROWS + _numpy_rows() + _array_rows()}
 
 BINOP_NAMES = {
     ast.Add: "+",

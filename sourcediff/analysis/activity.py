@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import ast
 
-from .. import rules
+from .. import ir, rules
 from .types import TypeTable
 
 
@@ -20,7 +20,14 @@ def dependencies(node: ast.FunctionDef) -> list[tuple[str, list[str]]]:
     """``(target, [operands with a nonzero partial])`` for every assignment."""
     edges = []
     for stmt in ast.walk(node):
-        if isinstance(stmt, ast.Assign) and isinstance(stmt.targets[0], ast.Name):
+        if not isinstance(stmt, ast.Assign):
+            continue
+        if ir.is_permutation(stmt):
+            edges += [(target, [source]) for target, source in ir.permutation_pairs(stmt)]
+        elif ir.is_element_write(stmt):
+            value = stmt.value
+            edges.append((ir.target_name(stmt), [value.id] if isinstance(value, ast.Name) else []))
+        else:
             edges.append((stmt.targets[0].id, differentiable_operands(stmt.value)))
     return edges
 
@@ -29,6 +36,10 @@ def differentiable_operands(value: ast.expr) -> list[str]:
     """Names in ``value`` through which a derivative can flow."""
     if isinstance(value, ast.Name):
         return [value.id]
+    if ir.is_shape_query(value):
+        return []
+    if ir.is_element_read(value):
+        return [value.value.id]
     rule = rules.lookup(rules.rule_name(value))
     if rule is None:
         return []

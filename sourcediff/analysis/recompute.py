@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import ast
 
-from .. import rules
+from .. import ir, rules
 
 CHEAP = {"+", "-", "*", "/", "neg", ""}
 
@@ -28,7 +28,7 @@ def _reads_by_statement(node, active, reads_of) -> dict[int, set[str]]:
     return {
         id(s): reads_of(s, active)
         for s in ast.walk(node)
-        if isinstance(s, ast.Assign) and isinstance(s.targets[0], ast.Name)
+        if isinstance(s, ast.Assign)
     }
 
 
@@ -38,10 +38,11 @@ def choose_recomputed(node: ast.FunctionDef, temps: set[str], active: set[str], 
     needed = set().union(*reads.values()) if reads else set()
     candidates: dict[str, ast.Assign] = {}
     in_loops = _assigned_in_loops(node.body, False)
+    read_only = _read_only_arrays(node)
     for block in _blocks(node.body):
         for index, stmt in enumerate(block):
             target = _target(stmt)
-            if target in temps and target in needed and _cheap(stmt):
+            if target in temps and target in needed and _cheap(stmt, read_only):
                 if _stable_until_last_use(block, index, target, reads):
                     candidates[target] = stmt
     chosen: dict[str, ast.Assign] = {}
@@ -71,15 +72,33 @@ def _target(stmt: ast.stmt) -> str:
     return ""
 
 
-def _cheap(stmt: ast.Assign) -> bool:
+def names_read(value: ast.expr) -> set[str]:
+    """Every variable an expression reads (module names excluded)."""
+    return {n.id for n in ast.walk(value) if isinstance(n, ast.Name)} - {"math", "np"}
+
+
+def _cheap(stmt: ast.Assign, read_only: set[str]) -> bool:
     value = stmt.value
-    if isinstance(value, ast.Constant):
+    if isinstance(value, ast.Constant) or ir.is_shape_query(value):
         return False
-    return rules.rule_name(value) in CHEAP and not isinstance(value, ast.Call)
+    if ir.is_element_read(value):
+        return value.value.id in read_only  # an element of an array nothing writes
+    return rules.rule_name(value) in CHEAP and not isinstance(value, (ast.Call, ast.Tuple))
+
+
+def _read_only_arrays(node: ast.FunctionDef) -> set[str]:
+    """Parameters that no statement assigns, writes into or permutes."""
+    changed = set()
+    for stmt in ast.walk(node):
+        if isinstance(stmt, ast.Assign):
+            changed |= {n.id for n in ast.walk(stmt.targets[0]) if isinstance(n, ast.Name)}
+        elif isinstance(stmt, ast.For):
+            changed.add(stmt.target.id)
+    return {a.arg for a in node.args.args} - changed
 
 
 def _operand_names(stmt: ast.Assign) -> list[str]:
-    return [a.id for a in rules.operands(stmt.value) if isinstance(a, ast.Name)]
+    return sorted(names_read(stmt.value))
 
 
 def _stable_until_last_use(block, index: int, target: str, reads) -> bool:
@@ -122,7 +141,7 @@ def _assigned_in_loops(stmts: list[ast.stmt], inside: bool) -> set[str]:
     names: set[str] = set()
     for stmt in stmts:
         if isinstance(stmt, ast.Assign) and inside:
-            names.add(_target(stmt))
+            names |= {n.id for n in ast.walk(stmt.targets[0]) if isinstance(n, ast.Name)}
         if isinstance(stmt, ast.For):
             names.add(stmt.target.id)
         loop = isinstance(stmt, (ast.For, ast.While))

@@ -19,7 +19,8 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from .. import rules
+from .. import ir, rules
+from .recompute import names_read
 from ..errors import SourceDiffError
 
 
@@ -41,11 +42,17 @@ class Recording:
 
 
 def reverse_reads(stmt: ast.Assign, active: set[str]) -> set[str]:
-    """Primal names the adjoint of ``stmt`` reads (in its partials)."""
-    target = stmt.targets[0].id
+    """Primal names the adjoint of ``stmt`` reads (in its partials and indices)."""
+    if ir.is_permutation(stmt):
+        return set()
+    target = ir.target_name(stmt)
     if target not in active:
         return set()
+    if ir.is_element_write(stmt):
+        return ir.index_names(stmt.targets[0])
     value = stmt.value
+    if ir.is_element_read(value):
+        return ir.index_names(value)
     rule = rules.lookup(rules.rule_name(value))
     if rule is None:
         return set()
@@ -87,8 +94,9 @@ def loop_reads(loop: ast.stmt, counters: dict) -> set[str]:
 
 
 class _Analysis:
-    def __init__(self, node, active: set[str], counters: dict, filename: str, recomputed: dict):
+    def __init__(self, node, active, counters, filename: str, recomputed: dict, arrays: set[str]):
         self.recomputed = recomputed
+        self.arrays = arrays
         self.node = node
         self.active = active
         self.counters = counters
@@ -123,11 +131,25 @@ class _Analysis:
         return live
 
     def assign(self, stmt: ast.Assign, live: set[str]) -> set[str]:
-        target = stmt.targets[0].id
+        if ir.is_permutation(stmt):
+            pairs = ir.permutation_pairs(stmt)
+            moved = {target for target, source in pairs if source in live}
+            return (live - {t for t, _ in pairs}) | moved
+        target = ir.target_name(stmt)
         if target in live:
             self.result.saves.add(id(stmt))
+            if target in self.arrays and not ir.is_element_write(stmt):
+                raise SourceDiffError(
+                    f"the array '{target}' is rebound here while the derivative still needs its "
+                    "previous contents; allocate it once and overwrite its elements instead",
+                    *getattr(stmt, "origin", (self.filename, stmt.lineno)),
+                )
         reads = expand_recomputed(reverse_reads(stmt, self.active), self.recomputed)
+        if ir.is_element_write(stmt) and id(stmt) in self.result.saves:
+            reads |= expand_recomputed(ir.index_names(stmt.targets[0]), self.recomputed)
         self.result.reads |= reads
+        if ir.is_element_write(stmt):
+            return live | reads
         return (live - {target}) | reads
 
     def loop(self, loop: ast.stmt, live: set[str]) -> set[str]:
@@ -156,8 +178,13 @@ class _Analysis:
         any_work = False
         for stmt in stmts:
             work = False
-            if isinstance(stmt, ast.Assign):
-                work = stmt.targets[0].id in self.active or id(stmt) in self.result.saves
+            if ir.is_permutation(stmt):
+                names = {n for pair in ir.permutation_pairs(stmt) for n in pair}
+                work = bool(names & (self.active | self.result.reads))
+                if work:
+                    self.result.has_work.add(id(stmt))
+            elif isinstance(stmt, ast.Assign):
+                work = ir.target_name(stmt) in self.active or id(stmt) in self.result.saves
             elif isinstance(stmt, (ast.If, ast.For, ast.While)):
                 inner = self._mark_work(stmt.body)
                 inner = self._mark_work(getattr(stmt, "orelse", [])) or inner
@@ -168,10 +195,10 @@ class _Analysis:
         return any_work
 
 
-def analyze_recording(node, active, counters, filename, recomputed=None) -> Recording:
+def analyze_recording(node, active, counters, filename, recomputed=None, arrays=()) -> Recording:
     """Run the to-be-recorded analysis on a normalized function (see module docstring).
 
     ``recomputed`` maps temporaries the reverse sweep recomputes to their
     definitions; their readers read the operands instead.
     """
-    return _Analysis(node, active, counters, filename, recomputed or {}).run()
+    return _Analysis(node, active, counters, filename, recomputed or {}, set(arrays)).run()

@@ -57,6 +57,7 @@ def infer_types(nf: NormalizedFunction, arg_types: tuple) -> TypeTable:
     func = namespace[nf.name]
     typing = registry.cpu_target.typing_context
     target = registry.cpu_target.target_context
+    target.refresh()
     typing.refresh()
     try:
         result = typed_passes.type_inference_stage(

@@ -90,12 +90,34 @@ class Flattener:
         target = stmt.targets[0]
         if isinstance(target, ast.Tuple):
             self.unpack([e.id for e in target.elts], stmt.value)
+        elif isinstance(target, ast.Subscript):
+            element = self.element(target, ast.Store())
+            self.emit(ast.Assign([element], self.atom(stmt.value)))
         else:
             self.assign_expr(target.id, stmt.value)
 
     def stmt_AugAssign(self, stmt: ast.AugAssign) -> None:
+        if isinstance(stmt.target, ast.Subscript):
+            element = self.element(stmt.target, ast.Store())
+            old = self.new_temp()
+            self.assign(old, ast.Subscript(element.value, element.slice, ast.Load()))
+            new = self.atom(ast.BinOp(ast.Name(old, ast.Load()), stmt.op, stmt.value))
+            self.emit(ast.Assign([element], new))
+            return
         current = ast.Name(stmt.target.id, ast.Load())
         self.assign_expr(stmt.target.id, ast.BinOp(current, stmt.op, stmt.value))
+
+    def element(self, subscript: ast.Subscript, ctx) -> ast.Subscript:
+        """``a[i, j]`` with atom indices, on a local array name."""
+        base = subscript.value
+        if not (isinstance(base, ast.Name) and base.id in self.locals):
+            raise self.fn.error(subscript, "only local arrays and arguments can be indexed")
+        index = subscript.slice
+        if isinstance(index, ast.Tuple):
+            atoms = ast.Tuple([self.atom(e) for e in index.elts], ast.Load())
+        else:
+            atoms = self.atom(index)
+        return ast.Subscript(ast.Name(base.id, ast.Load()), atoms, ctx)
 
     def stmt_If(self, stmt: ast.If) -> None:
         test = self.atom(stmt.test)
@@ -174,6 +196,12 @@ class Flattener:
         self.assign(target, simple)
 
     def unpack(self, targets: list[str], value: ast.expr) -> None:
+        if isinstance(value, ast.Tuple) and _is_permutation(targets, value):
+            # Kept whole: its inverse is a permutation too, so nothing is recorded.
+            sources = ast.Tuple([ast.Name(e.id, ast.Load()) for e in value.elts], ast.Load())
+            store = ast.Tuple([ast.Name(t, ast.Store()) for t in targets], ast.Store())
+            self.emit(ast.Assign([store], sources))
+            return
         if isinstance(value, ast.Tuple):
             if len(value.elts) != len(targets):
                 raise self.fn.error(value, "cannot unpack: the counts of names and values differ")
@@ -239,7 +267,21 @@ class Flattener:
             return ast.Name(expr.id, ast.Load())
         raise self.fn.error(expr, f"'{expr.id}' can only be called, not used as a value")
 
+    def expr_Subscript(self, expr: ast.Subscript) -> ast.expr:
+        base = expr.value
+        if isinstance(base, ast.Attribute) and base.attr == "shape":
+            return ast.Subscript(self.expr_Attribute(base), self.atom(expr.slice), ast.Load())
+        return self.element(expr, ast.Load())
+
+    def expr_Tuple(self, expr: ast.Tuple) -> ast.expr:
+        return ast.Tuple([self.atom(e) for e in expr.elts], ast.Load())
+
     def expr_Attribute(self, expr: ast.Attribute) -> ast.expr:
+        base = expr.value
+        if isinstance(base, ast.Name) and base.id in self.locals:
+            if expr.attr in ("shape", "size", "ndim"):
+                return ast.Attribute(ast.Name(base.id, ast.Load()), expr.attr, ast.Load())
+            raise self.fn.error(expr, f"'.{expr.attr}' is not supported; use shape, size or ndim")
         module = self._module_alias(expr.value)
         if module:
             value = getattr(MODULE_CONSTANTS[module], expr.attr, None)
@@ -270,8 +312,12 @@ class Flattener:
         return ast.Compare(self.atom(expr.left), [op], [self.atom(expr.comparators[0])])
 
     def expr_Call(self, expr: ast.Call) -> ast.expr:
+        method = _method_call(expr, self.locals)
+        if method is not None:
+            path, receiver = method
+            return ast.Call(_path_ast(path), [ast.Name(receiver, ast.Load())], [])
         helper = self._helper_name(expr.func)
-        args = [self.atom(a) for a in expr.args]
+        args = [self.call_argument(a) for a in expr.args]
         if helper:
             keywords = [ast.keyword(k.arg, self.atom(k.value)) for k in expr.keywords]
             return ast.Call(ast.Name(helper, ast.Load()), args, keywords)
@@ -286,11 +332,17 @@ class Flattener:
             )
         if expr.keywords:
             raise self.fn.error(expr, f"keyword arguments to '{path}' are not supported")
-        if len(args) != len(rule.params):
+        if not rule.min_args <= len(args) <= len(rule.params):
             raise self.fn.error(
                 expr, f"'{path}' takes {len(rule.params)} argument(s) here, got {len(args)}"
             )
         return ast.Call(_path_ast(path), args, [])
+
+    def call_argument(self, arg: ast.expr) -> ast.expr:
+        """An atom, or a tuple of atoms (an array shape such as ``(n, m)``)."""
+        if isinstance(arg, ast.Tuple):
+            return ast.Tuple([self.atom(e) for e in arg.elts], ast.Load())
+        return self.atom(arg)
 
     # -- control-flow expressions -------------------------------------------
 
@@ -361,6 +413,31 @@ class Flattener:
             if resolved is not None and resolved.kind in ("function", "builtin"):
                 return resolved.path
         return ""
+
+
+METHODS = {"copy": "np.copy", "sum": "np.sum"}
+
+
+def _method_call(expr: ast.Call, local_names: set[str]) -> tuple[str, str] | None:
+    """``('np.copy', 'a')`` for ``a.copy()``; None if ``expr`` is not such a method call."""
+    func = expr.func
+    if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)):
+        return None
+    if func.value.id not in local_names:
+        return None
+    if func.attr not in METHODS or expr.args or expr.keywords:
+        return None
+    return METHODS[func.attr], func.value.id
+
+
+def _is_permutation(targets: list[str], value: ast.Tuple) -> bool:
+    sources = [e.id for e in value.elts if isinstance(e, ast.Name)]
+    return (
+        len(sources) == len(value.elts) == len(targets)
+        and len(set(targets)) == len(targets)
+        and sorted(sources) == sorted(targets)
+        and sources != targets
+    )
 
 
 def _path_ast(path: str) -> ast.expr:

@@ -33,9 +33,15 @@ def version_straight_line(node: ast.FunctionDef, namer: Namer) -> None:
     in_compound = {
         n.id
         for stmt in node.body
-        if not isinstance(stmt, ast.Assign)
+        if not (isinstance(stmt, ast.Assign) and isinstance(stmt.targets[0], ast.Name))
         for n in ast.walk(stmt)
         if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+    }
+    # Arrays written element by element keep one name: the writes update them in place.
+    in_compound |= {
+        s.targets[0].value.id
+        for s in ast.walk(node)
+        if isinstance(s, ast.Assign) and isinstance(s.targets[0], ast.Subscript)
     }
     defined = {a.arg for a in node.args.args}
     current: dict[str, str] = {}

@@ -23,7 +23,7 @@ import ast
 import copy
 from dataclasses import dataclass
 
-from .. import rules
+from .. import ir, rules
 from ..analysis.recording import Recording
 from ..codegen import Comment
 from ..normalize import NormalizedFunction
@@ -60,7 +60,8 @@ class ReverseBuilder:
         self.namer = nf.namer
         self.tapes = Tapes(self.namer, types, nf.counters, nf.params)
         self.bars: dict[str, str] = {}
-        self.assigned_adjoints = _single_use_temps(nf.node.body, nf.temps, active)
+        arrays = {n for n in active if types[n].kind == "array"}
+        self.assigned_adjoints = _single_use_temps(nf.node.body, nf.temps, active - arrays)
         self.loops: list[ast.stmt] = []
 
     def bar(self, name: str) -> str:
@@ -93,11 +94,16 @@ class ReverseBuilder:
         raise AssertionError(f"unexpected statement in normalized code: {ast.dump(stmt)}")
 
     def assign(self, stmt: ast.Assign) -> tuple[list[ast.stmt], list[ast.stmt]]:
-        target = stmt.targets[0].id
+        if ir.is_permutation(stmt):
+            return [stmt], [_located(s, stmt) for s in self.unpermute(stmt)]
+        target = ir.target_name(stmt)
         save, restore = [], []
         if self.rec.saves_at(stmt):
-            save, restore = self.tapes.save(target, self.loops)
-        rev = self.adjoint(stmt) if target in self.active else []
+            element = stmt.targets[0] if ir.is_element_write(stmt) else None
+            save, restore = self.tapes.save(target, self.loops, element)
+        rev = []
+        if target in self.active:
+            rev = self.element_write(stmt) if element_write(stmt) else self.adjoint(stmt)
         rev = [_located(s, stmt) for s in rev + restore]
         return save + [stmt], rev
 
@@ -108,13 +114,45 @@ class ReverseBuilder:
         out: list[ast.stmt] = []
         if isinstance(value, ast.Name):
             contributions = [(value.id, out_bar)]
+        elif ir.is_element_read(value):
+            contributions = [(value.value.id, out_bar, value.slice)]
         else:
             contributions = self.contributions(target, value, out_bar)
         out += self.recomputation(contributions)
-        for name, expr in contributions:
-            out.append(self.accumulate(name, simplify(expr)))
+        for name, expr, *index in contributions:
+            out.append(self.accumulate(name, simplify(expr), *index))
         if target not in self.assigned_adjoints:
-            out.append(_parse(f"{self.bar(target)} = 0.0"))
+            out.append(self.reset(target))
+        return out
+
+    def reset(self, name: str) -> ast.stmt:
+        """Zero the adjoint of ``name`` once its contributions are passed on."""
+        if self.types[name].kind == "array":
+            return _parse(f"{self.bar(name)}.fill(0.0)")
+        return _parse(f"{self.bar(name)} = 0.0")
+
+    def element_write(self, stmt: ast.Assign) -> list[ast.stmt]:
+        """Reverse of ``a[i] = v``: ``v_bar += a_bar[i]; a_bar[i] = 0.0``."""
+        element = stmt.targets[0]
+        bar_element = ast.Subscript(_name(self.bar(element.value.id)), element.slice, ast.Load())
+        out = []
+        value = stmt.value
+        out += self.recomputation([("", element.slice)])
+        if isinstance(value, ast.Name) and value.id in self.active:
+            out.append(self.accumulate(value.id, bar_element))
+        zero = ast.Subscript(_name(self.bar(element.value.id)), element.slice, ast.Store())
+        out.append(ast.Assign([zero], ast.Constant(0.0)))
+        return out
+
+    def unpermute(self, stmt: ast.Assign) -> list[ast.stmt]:
+        """Reverse of ``a, b = b, a``: the inverse permutation, of values and of adjoints."""
+        if not self.rec.works(stmt):
+            return []
+        pairs = ir.permutation_pairs(stmt)
+        out = [_parse(f"{', '.join(s for _, s in pairs)} = {', '.join(t for t, _ in pairs)}")]
+        if all(t in self.active for t, _ in pairs):
+            sources = ", ".join(self.bar(s) for _, s in pairs)
+            out.append(_parse(f"{sources} = {', '.join(self.bar(t) for t, _ in pairs)}"))
         return out
 
     def recomputation(self, contributions) -> list[ast.stmt]:
@@ -128,8 +166,8 @@ class ReverseBuilder:
                         visit(arg.id)
                 order.append(name)
 
-        for _, expr in contributions:
-            for sub in ast.walk(expr):
+        for _, expr, *index in contributions:
+            for sub in ast.walk(ast.Tuple([expr, *index], ast.Load())):
                 if isinstance(sub, ast.Name):
                     visit(sub.id)
         return [copy.deepcopy(self.recomputed[name]) for name in order]
@@ -142,16 +180,23 @@ class ReverseBuilder:
         holes = dict(zip(rule.params, args))
         holes["out"] = _name(target)
         result = []
-        for arg, partial in zip(args, rule.partials):
+        holes["g"] = out_bar
+        adjoints = rule.adjoints or (None,) * len(rule.params)
+        for arg, partial, adjoint in zip(args, rule.partials, adjoints):
             if partial is None or not (isinstance(arg, ast.Name) and arg.id in self.active):
+                continue
+            if adjoint is not None:
+                result.append((arg.id, rules.instantiate(adjoint, holes)))
                 continue
             factor = rules.instantiate(partial, holes)
             result.append((arg.id, ast.BinOp(factor, ast.Mult(), out_bar)))
         return result
 
-    def accumulate(self, name: str, expr: ast.expr) -> ast.stmt:
+    def accumulate(self, name: str, expr: ast.expr, index: ast.expr | None = None) -> ast.stmt:
         target = ast.Name(self.bar(name), ast.Store())
-        if name in self.assigned_adjoints:
+        if index is not None:
+            target = ast.Subscript(_name(self.bar(name)), index, ast.Store())
+        elif name in self.assigned_adjoints:
             return ast.Assign([target], expr)
         if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.USub):
             return ast.AugAssign(target, ast.Sub(), expr.operand)
@@ -209,7 +254,9 @@ class ReverseBuilder:
             seeds = [self.namer.fresh(f"{self.nf.name}_bar{k}") for k in range(outputs)]
         value = self.namer.fresh("value")
         atoms = ret.value.elts if isinstance(ret.value, ast.Tuple) else [ret.value]
-        out = [Comment("forward sweep")] + self.tapes.prologue() + fwd
+        copies, write_back = self.private_copies()
+        out = [Comment("forward sweep")] + copies + self.tapes.prologue() + self.array_dummies()
+        out += fwd + write_back
         out.append(_parse(f"{value} = {ast.unparse(ret.value)}"))
         out.append(Comment("reverse sweep"))
         out += self.adjoint_inits(spec.wrt)
@@ -217,7 +264,7 @@ class ReverseBuilder:
             if isinstance(atom, ast.Name) and atom.id in self.active:
                 out.append(self.accumulate(atom.id, _name(seed)))
         out += rev
-        grads = [self.bars.get(w) if w in self.active else "0.0" for w in spec.wrt]
+        grads = [self.bars.get(w) if w in self.active else self.zero(w) for w in spec.wrt]
         out.append(_parse(f"return {value}, ({', '.join(grads)},)"))
         args = [ast.arg(p) for p in self.nf.params + seeds]
         fn = ast.FunctionDef(spec.name, ast.arguments([], args, None, [], [], None, []), out, [])
@@ -226,7 +273,56 @@ class ReverseBuilder:
 
     def adjoint_inits(self, wrt: list[str]) -> list[ast.stmt]:
         names = sorted(self.active - self.assigned_adjoints, key=_order(self.nf.params, wrt))
-        return [_parse(f"{self.bar(n)} = 0.0") for n in names]
+        return [_parse(f"{self.bar(n)} = {self.zero(n)}") for n in names]
+
+    def zero(self, name: str) -> str:
+        """A zero of the type of ``name``'s adjoint."""
+        return f"np.zeros_like({name})" if self.types[name].kind == "array" else "0.0"
+
+    def private_copies(self) -> tuple[list[ast.stmt], list[ast.stmt]]:
+        """Work on copies of argument arrays the function writes into.
+
+        The reverse sweep restores overwritten elements, so it works on a private
+        copy and writes the primal's final state back into the caller's array.
+        """
+        copies: list[ast.stmt] = [Comment("arrays written in place work on private copies")]
+        write_back: list[ast.stmt] = []
+        for param in self.nf.params:
+            if self.types[param].kind != "array" or param not in _written_arrays(self.nf.node):
+                continue
+            caller, work = self.namer.fresh(f"{param}_caller"), self.namer.fresh(f"{param}_work")
+            copies += [_parse(f"{caller} = {param}"), _parse(f"{work} = np.copy({param})")]
+            copies.append(_parse(f"{param} = {work}"))
+            write_back.append(_parse(f"{caller}[...] = {work}"))
+        return (copies, write_back) if write_back else ([], [])
+
+    def array_dummies(self) -> list[ast.stmt]:
+        """Define active local arrays first bound inside a loop or branch (for ``zeros_like``)."""
+        top_level = {ir.target_name(s) for s in self.nf.node.body if isinstance(s, ast.Assign)}
+        out = []
+        for name in sorted(self.active - top_level - set(self.nf.params)):
+            t = self.types[name]
+            if t.kind == "array":
+                shape = "(" + "0, " * t.ndim + ")"
+                out.append(_parse(f"{name} = np.empty({shape}, np.{t.dtype})"))
+        return out
+
+
+def element_write(stmt: ast.Assign) -> bool:
+    return ir.is_element_write(stmt)
+
+
+def _written_arrays(node: ast.FunctionDef) -> set[str]:
+    """Arrays written element-wise, permuted, or copied by reference (aliases)."""
+    names = set()
+    for stmt in ast.walk(node):
+        if ir.is_element_write(stmt):
+            names.add(ir.target_name(stmt))
+        elif ir.is_permutation(stmt):
+            names |= {t for t, _ in ir.permutation_pairs(stmt)}
+        elif isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Name):
+            names.add(stmt.value.id)
+    return names
 
 
 def _order(params: list[str], wrt: list[str]):
@@ -254,7 +350,11 @@ def _single_use_temps(body: list[ast.stmt], temps: set[str], active: set[str]) -
 
     def walk(block: list[ast.stmt]) -> None:
         for stmt in block:
-            if isinstance(stmt, ast.Assign):
+            if ir.is_permutation(stmt) or ir.is_element_write(stmt):
+                for n in ast.walk(stmt):
+                    if isinstance(n, ast.Name):
+                        uses.setdefault(n.id, []).append(-1)
+            elif isinstance(stmt, ast.Assign):
                 defs.setdefault(stmt.targets[0].id, []).append(id(block))
                 for n in ast.walk(stmt.value):
                     if isinstance(n, ast.Name):

@@ -53,18 +53,21 @@ class Tapes:
         self.tapes: dict[tuple[str, int], Tape] = {}
         self.loop_saved: set[str] = set()
 
-    def save(self, var: str, loops: list[ast.stmt]) -> tuple[list[ast.stmt], list[ast.stmt]]:
-        """Forward statements that save ``var`` and reverse statements that restore it."""
+    def save(self, var: str, loops: list[ast.stmt], element: ast.Subscript | None = None):
+        """Forward statements that save ``var`` (or one element of it) and reverse ones that
+        restore it."""
+        value = ast.unparse(element) if element is not None else var
         if not loops:
             slot = self.namer.fresh(f"{var}_prev")
-            return [_parse(f"{slot} = {var}")], [_parse(f"{var} = {slot}")]
+            return [_parse(f"{slot} = {value}")], [_parse(f"{value} = {slot}")]
         tape = self._tape(var, loops[0])
         tape.sites.append(list(loops))
-        self.loop_saved.add(var)
-        push = [_parse(f"{tape.name}[{tape.top}] = {var}"), _parse(f"{tape.top} += 1")]
+        if element is None:
+            self.loop_saved.add(var)
+        push = [_parse(f"{tape.name}[{tape.top}] = {value}"), _parse(f"{tape.top} += 1")]
         if not self._exact(tape, loops):
             tape.exact = False
-        pop = [_parse(f"{tape.top} -= 1"), _parse(f"{var} = {tape.name}[{tape.top}]")]
+        pop = [_parse(f"{tape.top} -= 1"), _parse(f"{value} = {tape.name}[{tape.top}]")]
         return push, pop
 
     def finish_pushes(self, fwd: list[ast.stmt]) -> None:

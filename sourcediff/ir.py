@@ -1,0 +1,56 @@
+"""The statement forms of normalized code, recognized in one place.
+
+After normalization every assignment is one of:
+
+- ``name = rhs`` where rhs is an atom, one operation, a call, an element read
+  ``a[i, j]`` or a shape query (``a.shape``, ``a.shape[0]``, ``a.size``);
+- an element write ``a[i, j] = atom``;
+- a permutation of names ``a, b = b, a`` (swapped buffers), whose inverse
+  is itself a permutation, so the reverse sweep undoes it without recording.
+"""
+
+from __future__ import annotations
+
+import ast
+
+
+def target_name(stmt: ast.Assign) -> str:
+    """The variable an assignment changes: the name, or the array of an element write."""
+    target = stmt.targets[0]
+    if isinstance(target, ast.Name):
+        return target.id
+    if isinstance(target, ast.Subscript):
+        return target.value.id
+    return ""
+
+
+def is_element_write(stmt: ast.stmt) -> bool:
+    """``a[i] = v``."""
+    return isinstance(stmt, ast.Assign) and isinstance(stmt.targets[0], ast.Subscript)
+
+
+def is_permutation(stmt: ast.stmt) -> bool:
+    """``a, b = b, a`` (and longer cycles)."""
+    return isinstance(stmt, ast.Assign) and isinstance(stmt.targets[0], ast.Tuple)
+
+
+def permutation_pairs(stmt: ast.Assign) -> list[tuple[str, str]]:
+    """``(target, source)`` name pairs of a permutation."""
+    return [(t.id, s.id) for t, s in zip(stmt.targets[0].elts, stmt.value.elts)]
+
+
+def is_element_read(value: ast.expr) -> bool:
+    """``a[i]`` on an array name (not a shape query)."""
+    return isinstance(value, ast.Subscript) and isinstance(value.value, ast.Name)
+
+
+def is_shape_query(value: ast.expr) -> bool:
+    """``a.shape``, ``a.shape[k]``, ``a.size``, ``a.ndim``: integer-valued, never active."""
+    if isinstance(value, ast.Subscript):
+        value = value.value
+    return isinstance(value, ast.Attribute)
+
+
+def index_names(subscript: ast.Subscript) -> set[str]:
+    """Names used as indices in ``a[i, j]``."""
+    return {n.id for n in ast.walk(subscript.slice) if isinstance(n, ast.Name)}
