@@ -17,6 +17,9 @@ from __future__ import annotations
 import ast
 import linecache
 import os
+import re
+
+from . import runtime
 
 
 class _Emitter:
@@ -112,8 +115,9 @@ def function_source(node: ast.FunctionDef, comments: bool = True) -> tuple[str, 
 def module_source(header: str, constants: dict[str, object], functions: list[str]) -> str:
     """A whole generated module: docstring header, imports, constants, functions."""
     parts = ['"""' + header.strip() + '\n"""', "", "import math", "", "import numpy as np", ""]
-    parts.append("from sourcediff.runtime import grow")
-    parts.append("")
+    used = [h for h in runtime.HELPERS if any(re.search(rf"\b{h}\(", f) for f in functions)]
+    if used:
+        parts += [f"from sourcediff.runtime import {', '.join(used)}", ""]
     for name in sorted(constants):
         parts.append(f"{name} = {constants[name]!r}")
     for source in functions:

@@ -122,9 +122,7 @@ def build_adjoint_module(parsed: ParsedFunction, request: Request) -> Built:
         if request.policy == "auto":
             recomputed = choose_recomputed(nf.node, nf.temps, active, reverse_reads)
         arrays = {n for n, t in types.variables.items() if t.kind == "array"}
-        recording = analyze_recording(
-            nf.node, active, nf.counters, nf.filename, recomputed, arrays
-        )
+        recording = analyze_recording(nf.node, active, nf.counters, nf.filename, recomputed, arrays)
     _dump(
         "activity",
         f"active: {sorted(active)}\nreverse reads: {sorted(recording.reads)}\n"

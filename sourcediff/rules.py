@@ -23,6 +23,7 @@ import functools
 from dataclasses import dataclass
 
 LN2 = "0.6931471805599453"
+WHERE_SIGN_ARRAY = "np.where(x >= 0, 1.0, -1.0)"
 LN10 = "2.302585092994046"
 TWO_OVER_SQRT_PI = "1.1283791670955126"
 
@@ -41,7 +42,12 @@ class Rule:
     params: tuple[str, ...]
     partials: tuple[str | None, ...]
     adjoints: tuple[str | None, ...] | None = None
+    array_partials: tuple[str | None, ...] | None = None
     min_args: int = -1
+
+    def partials_for(self, array_result: bool) -> tuple[str | None, ...]:
+        """The partials to use: array-safe ones (no ``if``) when the result is an array."""
+        return self.array_partials if array_result and self.array_partials else self.partials
 
     def __post_init__(self):
         if self.min_args < 0:
@@ -92,6 +98,7 @@ _NUMPY_SCALAR = {
 
 POW_X = "y * x ** (y - 1)"
 POW_Y = "out * math.log(x) if x > 0 else 0.0"
+POW_Y_ARRAY = "np.where(x > 0, out * np.log(np.where(x > 0, x, 1.0)), 0.0)"
 
 ROWS = [
     # Operators, named by their Python spelling.
@@ -99,14 +106,14 @@ ROWS = [
     _row("-", "a b", "1", "-1"),
     _row("*", "a b", "b", "a"),
     _row("/", "a b", "1.0 / b", "-out / b"),
-    _row("**", "x y", POW_X, POW_Y),
-    _row("%", "a b", "1", "-math.floor(a / b)"),
+    Rule("**", ("x", "y"), (POW_X, POW_Y), array_partials=(POW_X, POW_Y_ARRAY)),
+    Rule("%", ("a", "b"), ("1", "-math.floor(a / b)"), array_partials=("1", "-np.floor(a / b)")),
     _row("//", "a b", None, None),
     _row("neg", "x", "-1"),
     _row("not", "x", None),
     *[_row(op, "a b", None, None) for op in ("<", "<=", ">", ">=", "==", "!=")],
     # Builtins.
-    _row("abs", "x", "1.0 if x >= 0 else -1.0"),
+    Rule("abs", ("x",), ("1.0 if x >= 0 else -1.0",), array_partials=(WHERE_SIGN_ARRAY,)),
     _row("min", "a b", "1.0 if a <= b else 0.0", "0.0 if a <= b else 1.0"),
     _row("max", "a b", "1.0 if a >= b else 0.0", "0.0 if a >= b else 1.0"),
     _row("float", "x", "1"),
@@ -121,35 +128,122 @@ ROWS = [
     _row("math.pow", "x y", POW_X, POW_Y),
     _row("math.copysign", "x y", "math.copysign(1.0, x) * math.copysign(1.0, y)", None),
     _row("math.fmod", "a b", "1", "-math.trunc(a / b)"),
-    # NumPy functions applied to scalars.
-    *[_row(f"np.{name}", "x", d) for name, d in _UNARY_MATH.items() if name in ("sin", "cos")],
 ]
 
 
+def _numpy_template(partial: str | None) -> str | None:
+    return partial.replace("math.", "np.") if partial else partial
+
+
+WHERE_SIGN = "np.where(x >= 0, 1.0, -1.0)"
+
+
 def _numpy_rows() -> list[Rule]:
+    """NumPy functions, on scalars and (elementwise) on arrays."""
     rows = []
-    names = {name: name for name in _UNARY_MATH} | _NUMPY_SCALAR
+    names = {name: name for name in _UNARY_MATH if name not in ("erf", "erfc", "fabs")}
+    names |= {"arcsin": "asin", "arccos": "acos", "arctan": "atan"}
+    names.pop("asin"), names.pop("acos"), names.pop("atan")
     for np_name, math_name in names.items():
-        if math_name in ("erf", "erfc", "fabs", "asin", "acos", "atan") and np_name == math_name:
-            continue
-        partial = _UNARY_MATH[math_name]
-        rows.append(_row(f"np.{np_name}", "x", partial))
+        rows.append(_row(f"np.{np_name}", "x", _numpy_template(_UNARY_MATH[math_name])))
+    for np_name in ("abs", "absolute", "fabs"):
+        rows.append(
+            Rule(f"np.{np_name}", ("x",), (_UNARY_MATH["fabs"],), array_partials=(WHERE_SIGN,))
+        )
     rows.append(_row("np.arctan2", "y x", "x / (x * x + y * y)", "-y / (x * x + y * y)"))
     rows.append(
-        _row("np.hypot", "x y", "x / out if out > 0 else 0.0", "y / out if out > 0 else 0.0")
+        Rule(
+            "np.hypot",
+            ("x", "y"),
+            ("x / out if out > 0 else 0.0", "y / out if out > 0 else 0.0"),
+            array_partials=("np.where(out > 0, x / out, 0.0)", "np.where(out > 0, y / out, 0.0)"),
+        )
     )
-    rows.append(_row("np.power", "x y", POW_X, POW_Y))
+    rows.append(Rule("np.power", ("x", "y"), (POW_X, POW_Y), array_partials=(POW_X, POW_Y_ARRAY)))
+    rows.append(
+        Rule(
+            "np.maximum",
+            ("a", "b"),
+            ("1.0 if a >= b else 0.0", "0.0 if a >= b else 1.0"),
+            array_partials=("np.where(a >= b, 1.0, 0.0)", "np.where(a >= b, 0.0, 1.0)"),
+        )
+    )
+    rows.append(
+        Rule(
+            "np.minimum",
+            ("a", "b"),
+            ("1.0 if a <= b else 0.0", "0.0 if a <= b else 1.0"),
+            array_partials=("np.where(a <= b, 1.0, 0.0)", "np.where(a <= b, 0.0, 1.0)"),
+        )
+    )
+    rows.append(
+        Rule(
+            "np.where",
+            ("c", "a", "b"),
+            (None, "1.0 if c else 0.0", "0.0 if c else 1.0"),
+            array_partials=(None, "np.where(c, 1.0, 0.0)", "np.where(c, 0.0, 1.0)"),
+        )
+    )
+    rows.append(
+        Rule(
+            "np.clip",
+            ("x", "lo", "hi"),
+            (
+                "1.0 if lo <= x <= hi else 0.0",
+                "1.0 if x < lo else 0.0",
+                "1.0 if x > hi else 0.0",
+            ),
+            array_partials=(
+                "np.where((x >= lo) & (x <= hi), 1.0, 0.0)",
+                "np.where(x < lo, 1.0, 0.0)",
+                "np.where(x > hi, 1.0, 0.0)",
+            ),
+        )
+    )
+    for name in ("floor", "ceil", "trunc", "round", "sign"):
+        rows.append(_row(f"np.{name}", "x", None))
     return rows
 
 
 def _array_rows() -> list[Rule]:
     """Array constructors (fresh, no derivative) and whole-array functions."""
-    fresh = ["zeros", "ones", "empty", "zeros_like", "ones_like", "empty_like", "arange", "linspace"]
+    fresh = [
+        "zeros",
+        "ones",
+        "empty",
+        "zeros_like",
+        "ones_like",
+        "empty_like",
+        "arange",
+        "linspace",
+    ]
     rows = [Rule(f"np.{name}", ("a", "b", "c"), (None, None, None), min_args=1) for name in fresh]
     rows.append(Rule("np.full", ("shape", "v"), (None, "1"), adjoints=(None, "np.sum(g)")))
     rows.append(Rule("np.copy", ("x",), ("1",)))
-    rows.append(Rule("np.sum", ("x",), ("1",), adjoints=("g",)))
+    rows.append(
+        Rule("np.sum", ("x", "axis"), ("1", None), adjoints=(SUM_ADJOINT, None), min_args=1)
+    )
+    rows.append(
+        Rule("np.mean", ("x", "axis"), ("1", None), adjoints=(MEAN_ADJOINT, None), min_args=1)
+    )
+    rows.append(Rule("np.prod", ("x",), ("1",), adjoints=("out / x * g",)))
+    rows.append(Rule("np.max", ("x",), ("1",), adjoints=("first_extreme_mask(x, out) * g",)))
+    rows.append(Rule("np.min", ("x",), ("1",), adjoints=("first_extreme_mask(x, out) * g",)))
+    rows.append(Rule("np.cumsum", ("x",), ("1",), adjoints=("np.cumsum(g[::-1])[::-1]",)))
+    rows.append(Rule("dot", ("a", "b"), ("1", "1"), adjoints=(DOT_LEFT, DOT_RIGHT)))
+    rows.append(Rule("np.outer", ("a", "b"), ("1", "1"), adjoints=("dot(g, b)", "dot(a, g)")))
+    rows.append(Rule("norm", ("x",), ("1",), adjoints=("x / out * g if out > 0 else 0.0 * x",)))
+    rows.append(Rule("np.transpose", ("x",), ("1",), adjoints=("np.transpose(g)",)))
+    rows.append(Rule("np.ravel", ("x",), ("1",), adjoints=(RESHAPE_BACK,)))
+    rows.append(Rule("np.reshape", ("x", "shape"), ("1", None), adjoints=(RESHAPE_BACK, None)))
     return rows
+
+
+SUM_ADJOINT = "g if axis is None else np.expand_dims(g, axis)"
+MEAN_ADJOINT = "g / x.size if axis is None else np.expand_dims(g, axis) / x.shape[axis]"
+DOT_LEFT = "dot_adjoint_left(g, a, b)"
+DOT_RIGHT = "dot_adjoint_right(g, a, b)"
+RESHAPE_BACK = "np.reshape(np.ascontiguousarray(g), x.shape)"
 
 
 TABLE: dict[str, Rule] = {rule.name: rule for rule in ROWS + _numpy_rows() + _array_rows()}
@@ -209,7 +303,7 @@ def operands(expr: ast.expr) -> list[ast.expr]:
     if isinstance(expr, ast.Compare):
         return [expr.left, expr.comparators[0]]
     if isinstance(expr, ast.Call):
-        return list(expr.args)
+        return list(expr.args) + [kw.value for kw in expr.keywords]
     return [expr]
 
 

@@ -1,13 +1,22 @@
 """Small compiled helpers that generated modules import.
 
-They are Numba functions so that generated code calling them compiles in
-nopython mode; they can also be called from plain Python (``jit=False``).
+They are Numba functions (or Python functions with a Numba overload) so that
+generated code calling them compiles in nopython mode; each can also be called
+from plain Python, which is what ``jit=False`` does.
+
+- ``grow``: double a record's capacity;
+- ``sum_to``: reduce a broadcast adjoint back to an operand's shape;
+- ``dot`` and its adjoints: matrix products without BLAS (Numba's ``np.dot``
+  needs SciPy, which is not a dependency);
+- ``first_extreme_mask``: where ``np.max``/``np.min`` send their derivative.
 """
 
 from __future__ import annotations
 
 import numba
 import numpy as np
+from numba import types
+from numba.extending import overload
 
 
 @numba.njit(cache=True)
@@ -16,3 +25,183 @@ def grow(tape):
     bigger = np.empty(max(16, 2 * tape.shape[0]), tape.dtype)
     bigger[: tape.shape[0]] = tape
     return bigger
+
+
+def sum_to(g, like):
+    """``g`` summed over the axes along which ``like`` was broadcast to ``g``'s shape."""
+    if np.ndim(like) == 0:
+        return float(np.sum(g))
+    g = np.asarray(g)
+    while g.ndim > np.ndim(like):
+        g = g.sum(axis=0)
+    for axis, size in enumerate(np.shape(like)):
+        if size == 1 and g.shape[axis] != 1:
+            g = g.sum(axis=axis, keepdims=True)
+    return np.broadcast_to(g, np.shape(like))
+
+
+@overload(sum_to)
+def _sum_to(g, like):
+    if isinstance(like, (types.Float, types.Integer)):
+        return lambda g, like: np.sum(g)
+    if not isinstance(g, types.Array):
+        return lambda g, like: np.full(like.shape, g)
+    if g.ndim == 1 and like.ndim == 1:
+        return _sum_to_1d
+    if g.ndim == 2 and like.ndim == 1:
+        return lambda g, like: _sum_to_1d(np.sum(g, axis=0), like)
+    if g.ndim == 2 and like.ndim == 2:
+        return _sum_to_2d
+    return None
+
+
+def _sum_to_1d(g, like):
+    if g.shape[0] == like.shape[0]:
+        return g
+    return np.full(like.shape, np.sum(g))
+
+
+def _sum_to_2d(g, like):
+    if g.shape[0] == like.shape[0] and g.shape[1] == like.shape[1]:
+        return g
+    out = np.zeros(like.shape)
+    for i in range(g.shape[0]):
+        for j in range(g.shape[1]):
+            out[i if like.shape[0] > 1 else 0, j if like.shape[1] > 1 else 0] += g[i, j]
+    return out
+
+
+def dot(a, b):
+    """``np.dot(a, b)`` for vectors and matrices (1-D and 2-D operands)."""
+    return np.dot(a, b)
+
+
+@overload(dot)
+def _dot(a, b):
+    if a.ndim == 1 and b.ndim == 1:
+        return _dot_vv
+    if a.ndim == 2 and b.ndim == 1:
+        return _dot_mv
+    if a.ndim == 1 and b.ndim == 2:
+        return lambda a, b: _dot_mv(b.T, a)
+    if a.ndim == 2 and b.ndim == 2:
+        return _dot_mm
+    return None
+
+
+def _dot_vv(a, b):
+    total = 0.0
+    for i in range(a.shape[0]):
+        total += a[i] * b[i]
+    return total
+
+
+def _dot_mv(a, b):
+    out = np.zeros(a.shape[0])
+    for i in range(a.shape[0]):
+        total = 0.0
+        for k in range(a.shape[1]):
+            total += a[i, k] * b[k]
+        out[i] = total
+    return out
+
+
+def _dot_mm(a, b):
+    out = np.zeros((a.shape[0], b.shape[1]))
+    for i in range(a.shape[0]):
+        for k in range(a.shape[1]):
+            aik = a[i, k]
+            for j in range(b.shape[1]):
+                out[i, j] += aik * b[k, j]
+    return out
+
+
+def dot_adjoint_left(g, a, b):
+    """The contribution of ``dot(a, b)``'s adjoint ``g`` to ``a``'s adjoint."""
+    if np.ndim(a) == 1 and np.ndim(b) == 1:
+        return g * np.asarray(b)
+    if np.ndim(a) == 2 and np.ndim(b) == 1:
+        return np.outer(g, b)
+    return np.dot(g, np.transpose(b)) if np.ndim(a) == 2 else np.dot(b, g)
+
+
+@overload(dot_adjoint_left)
+def _dot_adjoint_left(g, a, b):
+    if a.ndim == 1 and b.ndim == 1:
+        return lambda g, a, b: g * b
+    if a.ndim == 2 and b.ndim == 1:
+        return lambda g, a, b: np.outer(g, b)
+    if a.ndim == 2 and b.ndim == 2:
+        return lambda g, a, b: dot(g, b.T)
+    if a.ndim == 1 and b.ndim == 2:
+        return lambda g, a, b: dot(b, g)
+    return None
+
+
+def dot_adjoint_right(g, a, b):
+    """The contribution of ``dot(a, b)``'s adjoint ``g`` to ``b``'s adjoint."""
+    if np.ndim(a) == 1 and np.ndim(b) == 1:
+        return g * np.asarray(a)
+    if np.ndim(a) == 2 and np.ndim(b) == 1:
+        return np.dot(np.transpose(a), g)
+    return np.dot(np.transpose(a), g) if np.ndim(b) == 2 and np.ndim(a) == 2 else np.outer(a, g)
+
+
+@overload(dot_adjoint_right)
+def _dot_adjoint_right(g, a, b):
+    if a.ndim == 1 and b.ndim == 1:
+        return lambda g, a, b: g * a
+    if a.ndim == 2 and b.ndim == 1:
+        return lambda g, a, b: dot(a.T, g)
+    if a.ndim == 2 and b.ndim == 2:
+        return lambda g, a, b: dot(a.T, g)
+    if a.ndim == 1 and b.ndim == 2:
+        return lambda g, a, b: np.outer(a, g)
+    return None
+
+
+def first_extreme_mask(x, extreme):
+    """1.0 at the first element of ``x`` equal to ``extreme``, 0.0 elsewhere (tie rule)."""
+    mask = np.zeros(np.shape(x))
+    flat = np.asarray(x).ravel()
+    for k in range(flat.shape[0]):
+        if flat[k] == extreme:
+            mask.ravel()[k] = 1.0
+            break
+    return mask
+
+
+@overload(first_extreme_mask)
+def _first_extreme_mask(x, extreme):
+    def impl(x, extreme):
+        mask = np.zeros(x.shape)
+        flat_x = x.ravel()
+        flat_mask = mask.ravel()
+        for k in range(flat_x.shape[0]):
+            if flat_x[k] == extreme:
+                flat_mask[k] = 1.0
+                break
+        return mask
+
+    return impl
+
+
+def norm(x):
+    """``np.linalg.norm(x)`` (2-norm of a vector, Frobenius norm of a matrix) without LAPACK."""
+    return float(np.sqrt(np.sum(np.asarray(x) * np.asarray(x))))
+
+
+@overload(norm)
+def _norm(x):
+    return lambda x: np.sqrt(np.sum(x * x))
+
+
+HELPERS = (
+    "grow",
+    "sum_to",
+    "dot",
+    "dot_adjoint_left",
+    "dot_adjoint_right",
+    "first_extreme_mask",
+    "norm",
+)

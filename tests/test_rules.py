@@ -11,6 +11,7 @@ from sourcediff import rules
 POINTS = {
     1: [(0.37,), (0.81,), (-0.45,)],
     2: [(0.7, 1.3), (1.9, 0.6), (-0.8, 2.1)],
+    3: [(0.5, 0.2, 0.9), (0.1, 0.2, 0.9), (1.3, 0.2, 0.9)],
 }
 POSITIVE_ONLY = {
     "math.log",
@@ -60,10 +61,12 @@ def _evaluate(template: str, args: dict, out: float) -> float:
 
 
 # Whole-array rows are checked on arrays in test_arrays.py.
-ARRAY_ROWS = {"np.full", "np.copy", "np.sum"}
 DIFFERENTIABLE = [
-    r for r in rules.TABLE.values() if r.differentiable and r.name not in ARRAY_ROWS
+    r
+    for r in rules.TABLE.values()
+    if r.differentiable and r.adjoints is None and r.name not in ("np.where", "np.copy")
 ]
+WITH_ARRAY_PARTIALS = [r for r in DIFFERENTIABLE if r.array_partials]
 
 
 @pytest.mark.parametrize("rule", DIFFERENTIABLE, ids=[r.name for r in DIFFERENTIABLE])
@@ -96,3 +99,19 @@ def test_one_sided_values_at_kinks_are_documented_and_finite():
     assert _evaluate(rules.lookup("max").partials[1], {"a": 1.0, "b": 1.0}, 1.0) == 0.0
     assert _evaluate(rules.lookup("math.hypot").partials[0], {"x": 0.0, "y": 0.0}, 0.0) == 0.0
     assert _evaluate(rules.lookup("**").partials[1], {"x": 0.0, "y": 2.0}, 0.0) == 0.0
+
+
+@pytest.mark.parametrize("rule", WITH_ARRAY_PARTIALS, ids=[r.name for r in WITH_ARRAY_PARTIALS])
+def test_array_partials_agree_with_scalar_partials(rule):
+    """The array-safe form of a row gives, elementwise, what the scalar form gives."""
+    points = _points(rule)
+    columns = [np.array(column) for column in zip(*points)]
+    func = _function(rule.name)
+    out = np.array([float(func(*p)) for p in points])
+    for k, (scalar, array) in enumerate(zip(rule.partials, rule.array_partials)):
+        if scalar is None:
+            continue
+        env = {"math": math, "np": np, "out": out, **dict(zip(rule.params, columns))}
+        actual = np.broadcast_to(eval(array, env), out.shape)
+        expected = [_evaluate(scalar, dict(zip(rule.params, p)), o) for p, o in zip(points, out)]
+        np.testing.assert_allclose(actual, expected, rtol=1e-14, err_msg=f"{rule.name} arg {k}")

@@ -25,11 +25,7 @@ CHEAP = {"+", "-", "*", "/", "neg", ""}
 
 
 def _reads_by_statement(node, active, reads_of) -> dict[int, set[str]]:
-    return {
-        id(s): reads_of(s, active)
-        for s in ast.walk(node)
-        if isinstance(s, ast.Assign)
-    }
+    return {id(s): reads_of(s, active) for s in ast.walk(node) if isinstance(s, ast.Assign)}
 
 
 def choose_recomputed(node: ast.FunctionDef, temps: set[str], active: set[str], reads_of):

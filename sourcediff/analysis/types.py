@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import runtime
 from ..codegen import function_source
 from ..errors import TypeInferenceError
 from ..normalize import NormalizedFunction
@@ -52,6 +53,7 @@ def infer_types(nf: NormalizedFunction, arg_types: tuple) -> TypeTable:
 
     source, origins = function_source(nf.node, comments=False)
     namespace = {"math": math, "np": np, **nf.constants}
+    namespace |= {name: getattr(runtime, name) for name in runtime.HELPERS}
     filename = f"<sourcediff normalized {nf.name}>"
     exec(compile(source, filename, "exec"), namespace)
     func = namespace[nf.name]

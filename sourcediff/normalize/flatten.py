@@ -281,6 +281,8 @@ class Flattener:
         if isinstance(base, ast.Name) and base.id in self.locals:
             if expr.attr in ("shape", "size", "ndim"):
                 return ast.Attribute(ast.Name(base.id, ast.Load()), expr.attr, ast.Load())
+            if expr.attr == "T":
+                return ast.Call(_path_ast("np.transpose"), [ast.Name(base.id, ast.Load())], [])
             raise self.fn.error(expr, f"'.{expr.attr}' is not supported; use shape, size or ndim")
         module = self._module_alias(expr.value)
         if module:
@@ -300,6 +302,10 @@ class Flattener:
         return ast.UnaryOp(expr.op, operand)
 
     def expr_BinOp(self, expr: ast.BinOp) -> ast.expr:
+        if isinstance(expr.op, ast.MatMult):
+            return ast.Call(
+                ast.Name("dot", ast.Load()), [self.atom(expr.left), self.atom(expr.right)], []
+            )
         if type(expr.op) not in rules.BINOP_NAMES:
             symbol = type(expr.op).__name__
             raise self.fn.error(expr, f"operator {symbol} is not supported on numbers here")
@@ -314,14 +320,18 @@ class Flattener:
     def expr_Call(self, expr: ast.Call) -> ast.expr:
         method = _method_call(expr, self.locals)
         if method is not None:
-            path, receiver = method
-            return ast.Call(_path_ast(path), [ast.Name(receiver, ast.Load())], [])
+            path, call_args = method
+            return self.library_call(path, call_args, expr.keywords, expr)
         helper = self._helper_name(expr.func)
-        args = [self.call_argument(a) for a in expr.args]
         if helper:
+            args = [self.call_argument(a) for a in expr.args]
             keywords = [ast.keyword(k.arg, self.atom(k.value)) for k in expr.keywords]
             return ast.Call(ast.Name(helper, ast.Load()), args, keywords)
-        path = self._library_path(expr.func)
+        return self.library_call(self._library_path(expr.func), expr.args, expr.keywords, expr)
+
+    def library_call(self, path: str, call_args, call_keywords, expr: ast.Call) -> ast.expr:
+        """``path(args)`` for a function in the rule table, checked against its row."""
+        args = [self.call_argument(a) for a in call_args]
         rule = rules.lookup(path)
         if rule is None:
             raise self.fn.error(
@@ -330,13 +340,18 @@ class Flattener:
                 "source; compute it with supported functions",
                 UnsupportedCallError,
             )
-        if expr.keywords:
-            raise self.fn.error(expr, f"keyword arguments to '{path}' are not supported")
-        if not rule.min_args <= len(args) <= len(rule.params):
+        keywords = []
+        for kw in call_keywords:
+            if kw.arg not in rule.params[len(args) :]:
+                raise self.fn.error(
+                    expr, f"keyword argument '{kw.arg}' to '{path}' is not supported"
+                )
+            keywords.append(ast.keyword(kw.arg, self.call_argument(kw.value)))
+        if not rule.min_args <= len(args) + len(keywords) <= len(rule.params):
             raise self.fn.error(
                 expr, f"'{path}' takes {len(rule.params)} argument(s) here, got {len(args)}"
             )
-        return ast.Call(_path_ast(path), args, [])
+        return ast.Call(_path_ast(path), args, keywords)
 
     def call_argument(self, arg: ast.expr) -> ast.expr:
         """An atom, or a tuple of atoms (an array shape such as ``(n, m)``)."""
@@ -405,6 +420,13 @@ class Flattener:
         return ""
 
     def _library_path(self, func: ast.expr) -> str:
+        path = self._raw_library_path(func)
+        return RENAMED.get(path, path)
+
+    def _raw_library_path(self, func: ast.expr) -> str:
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Attribute):
+            inner = self._raw_library_path(func.value)
+            return f"{inner}.{func.attr}" if inner else ""
         if isinstance(func, ast.Attribute):
             module = self._module_alias(func.value)
             return f"{module}.{func.attr}" if module else ""
@@ -415,19 +437,35 @@ class Flattener:
         return ""
 
 
-METHODS = {"copy": "np.copy", "sum": "np.sum"}
+METHODS = {
+    "copy": "np.copy",
+    "sum": "np.sum",
+    "mean": "np.mean",
+    "max": "np.max",
+    "min": "np.min",
+    "prod": "np.prod",
+    "ravel": "np.ravel",
+    "cumsum": "np.cumsum",
+    "reshape": "np.reshape",
+    "dot": "dot",
+}
+# Library functions that generated code spells differently: NumPy's versions of these
+# need BLAS/LAPACK (SciPy) under Numba, ours are plain loops (sourcediff.runtime).
+RENAMED = {"np.dot": "dot", "np.matmul": "dot", "np.linalg.norm": "norm"}
 
 
-def _method_call(expr: ast.Call, local_names: set[str]) -> tuple[str, str] | None:
-    """``('np.copy', 'a')`` for ``a.copy()``; None if ``expr`` is not such a method call."""
+def _method_call(expr: ast.Call, local_names: set[str]):
+    """``('np.copy', [a])`` for ``a.copy()``; None if ``expr`` is not such a method call."""
     func = expr.func
     if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)):
         return None
-    if func.value.id not in local_names:
+    if func.value.id not in local_names or func.attr not in METHODS:
         return None
-    if func.attr not in METHODS or expr.args or expr.keywords:
-        return None
-    return METHODS[func.attr], func.value.id
+    receiver = ast.Name(func.value.id, ast.Load())
+    args = list(expr.args)
+    if func.attr == "reshape" and len(args) > 1:
+        args = [ast.Tuple(args, ast.Load())]
+    return METHODS[func.attr], [receiver, *args]
 
 
 def _is_permutation(targets: list[str], value: ast.Tuple) -> bool:

@@ -177,20 +177,33 @@ class ReverseBuilder:
         if rule is None:
             return []
         args = rules.operands(value)
-        holes = dict(zip(rule.params, args))
+        holes = {p: ast.Constant(None) for p in rule.params}
+        holes |= dict(zip(rule.params, args))
+        holes |= {kw.arg: kw.value for kw in getattr(value, "keywords", [])}
         holes["out"] = _name(target)
-        result = []
         holes["g"] = out_bar
+        array_result = self.types[target].kind == "array"
         adjoints = rule.adjoints or (None,) * len(rule.params)
-        for arg, partial, adjoint in zip(args, rule.partials, adjoints):
+        elementwise = rule.adjoints is None and array_result and len(rule.params) > 1
+        result = []
+        for param, partial, adjoint in zip(rule.params, rule.partials_for(array_result), adjoints):
+            arg = holes[param]
             if partial is None or not (isinstance(arg, ast.Name) and arg.id in self.active):
                 continue
             if adjoint is not None:
-                result.append((arg.id, rules.instantiate(adjoint, holes)))
-                continue
-            factor = rules.instantiate(partial, holes)
-            result.append((arg.id, ast.BinOp(factor, ast.Mult(), out_bar)))
+                expr = rules.instantiate(adjoint, holes)
+            else:
+                expr = ast.BinOp(rules.instantiate(partial, holes), ast.Mult(), out_bar)
+            if elementwise:
+                expr = self.reduce_broadcast(expr, arg.id)
+            result.append((arg.id, expr))
         return result
+
+    def reduce_broadcast(self, expr: ast.expr, operand: str) -> ast.expr:
+        """Sum an elementwise adjoint back to the operand's shape (undo broadcasting)."""
+        if self.types[operand].kind != "array":
+            return ast.Call(ast.Attribute(_name("np"), "sum", ast.Load()), [expr], [])
+        return ast.Call(_name("sum_to"), [expr, _name(operand)], [])
 
     def accumulate(self, name: str, expr: ast.expr, index: ast.expr | None = None) -> ast.stmt:
         target = ast.Name(self.bar(name), ast.Store())

@@ -46,6 +46,21 @@ class _Simplify(ast.NodeTransformer):
             return node.left
         return node
 
+    def visit_IfExp(self, node: ast.IfExp) -> ast.expr:
+        self.generic_visit(node)
+        test = node.test
+        if (
+            isinstance(test, ast.Compare)
+            and isinstance(test.ops[0], (ast.Is, ast.IsNot))
+            and isinstance(test.left, ast.Constant)
+            and isinstance(test.comparators[0], ast.Constant)
+        ):
+            same = test.left.value is test.comparators[0].value
+            if isinstance(test.ops[0], ast.IsNot):
+                same = not same
+            return node.body if same else node.orelse
+        return node
+
     def visit_UnaryOp(self, node: ast.UnaryOp) -> ast.expr:
         self.generic_visit(node)
         value = _const(node.operand)

@@ -9,8 +9,6 @@ import math
 
 import numpy as np
 
-from sourcediff.runtime import grow
-
 
 
 def series(x, y, n):
