@@ -49,7 +49,7 @@ def _sum_to(g, like):
     if g.ndim == 1 and like.ndim == 1:
         return _sum_to_1d
     if g.ndim == 2 and like.ndim == 1:
-        return lambda g, like: _sum_to_1d(np.sum(g, axis=0), like)
+        return lambda g, like: _sum_to_1d_jit(np.sum(g, axis=0), like)
     if g.ndim == 2 and like.ndim == 2:
         return _sum_to_2d
     return None
@@ -83,7 +83,7 @@ def _dot(a, b):
     if a.ndim == 2 and b.ndim == 1:
         return _dot_mv
     if a.ndim == 1 and b.ndim == 2:
-        return lambda a, b: _dot_mv(b.T, a)
+        return lambda a, b: _dot_mv_jit(b.T, a)
     if a.ndim == 2 and b.ndim == 2:
         return _dot_mm
     return None
@@ -114,6 +114,11 @@ def _dot_mm(a, b):
             for j in range(b.shape[1]):
                 out[i, j] += aik * b[k, j]
     return out
+
+
+# Jitted twins for implementations that call one another.
+_sum_to_1d_jit = numba.njit(_sum_to_1d)
+_dot_mv_jit = numba.njit(_dot_mv)
 
 
 def dot_adjoint_left(g, a, b):

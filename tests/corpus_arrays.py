@@ -704,9 +704,10 @@ def lotka_volterra_rk4(y0, p, dt, n_steps):
     return math.log(y[0]) + y[1] * y[1]
 
 
-def _oscillator_rhs(state, omega, zeta, out):
-    out[0] = state[1]
-    out[1] = -2.0 * zeta * omega * state[1] - omega * omega * state[0]
+def _oscillator_rhs(state, omega, zeta, k, row):
+    # Writes the right-hand side into row `row` of the 2-D array k.
+    k[row, 0] = state[1]
+    k[row, 1] = -2.0 * zeta * omega * state[1] - omega * omega * state[0]
 
 
 def damped_oscillator_rk4(state0, omega, zeta, dt, n_steps):
@@ -716,16 +717,16 @@ def damped_oscillator_rk4(state0, omega, zeta, dt, n_steps):
     k = np.zeros((4, 2))
     tmp = np.zeros(2)
     for _ in range(n_steps):
-        _oscillator_rhs(s, omega, zeta, k[0])
+        _oscillator_rhs(s, omega, zeta, k, 0)
         for i in range(2):
             tmp[i] = s[i] + 0.5 * dt * k[0, i]
-        _oscillator_rhs(tmp, omega, zeta, k[1])
+        _oscillator_rhs(tmp, omega, zeta, k, 1)
         for i in range(2):
             tmp[i] = s[i] + 0.5 * dt * k[1, i]
-        _oscillator_rhs(tmp, omega, zeta, k[2])
+        _oscillator_rhs(tmp, omega, zeta, k, 2)
         for i in range(2):
             tmp[i] = s[i] + dt * k[2, i]
-        _oscillator_rhs(tmp, omega, zeta, k[3])
+        _oscillator_rhs(tmp, omega, zeta, k, 3)
         for i in range(2):
             s[i] += dt / 6.0 * (k[0, i] + 2.0 * k[1, i] + 2.0 * k[2, i] + k[3, i])
     return 0.5 * s[1] * s[1] + 0.5 * omega * omega * s[0] * s[0]
@@ -1007,9 +1008,7 @@ CASES = [
         [(_uniform(38, (3, 4)), 0.3), (_uniform(39, (4, 2)), -0.6)],
         (0, 1),
     ),
-    Case(
-        "prefix_sum_in_place", prefix_sum_in_place, [(_uniform(40, 6),), (_uniform(41, 9),)], 0
-    ),
+    Case("prefix_sum_in_place", prefix_sum_in_place, [(_uniform(40, 6),), (_uniform(41, 9),)], 0),
     Case("reverse_in_place", reverse_in_place, [(_uniform(42, 6),), (_uniform(43, 7),)], 0),
     # helpers
     Case(
@@ -1018,9 +1017,7 @@ CASES = [
         [(_uniform(44, 5), _uniform(45, 5)), (_uniform(46, 3), _uniform(47, 3))],
         (0, 1),
     ),
-    Case(
-        "helper_writes", helper_writes, [(_uniform(48, 5), 0.4), (_uniform(49, 7), -0.9)], (0, 1)
-    ),
+    Case("helper_writes", helper_writes, [(_uniform(48, 5), 0.4), (_uniform(49, 7), -0.9)], (0, 1)),
     Case(
         "helper_returns_array",
         helper_returns_array,
@@ -1105,18 +1102,22 @@ CASES = [
     Case(
         "matmul_frobenius",
         matmul_frobenius,
-        [(_uniform(83, (3, 4)), _uniform(84, (4, 2))), (_uniform(85, (2, 2)), _uniform(86, (2, 3)))],
+        [
+            (_uniform(83, (3, 4)), _uniform(84, (4, 2))),
+            (_uniform(85, (2, 2)), _uniform(86, (2, 3))),
+        ],
         (0, 1),
     ),
     Case(
         "tridiagonal_solve",
         tridiagonal_solve,
-        [(_uniform(87, 6, 2.5, 4.0), _uniform(88, 6)), (_uniform(89, 4, 3.0, 5.0), _uniform(90, 4))],
+        [
+            (_uniform(87, 6, 2.5, 4.0), _uniform(88, 6)),
+            (_uniform(89, 4, 3.0, 5.0), _uniform(90, 4)),
+        ],
         (0, 1),
     ),
-    Case(
-        "cholesky_logdet", cholesky_logdet, [(_uniform(91, (4, 3)),), (_uniform(92, (3, 5)),)], 0
-    ),
+    Case("cholesky_logdet", cholesky_logdet, [(_uniform(91, (4, 3)),), (_uniform(92, (3, 5)),)], 0),
     Case(
         "insertion_sort_weighted",
         insertion_sort_weighted,

@@ -20,7 +20,6 @@ import ast
 from dataclasses import dataclass, field
 
 from .. import ir, rules
-from .recompute import names_read
 from ..errors import SourceDiffError
 
 

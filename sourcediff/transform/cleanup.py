@@ -41,6 +41,9 @@ class _DeadStores:
             return self.loop(stmt, live)
         if isinstance(stmt, ast.Return):
             return stmt, _names_read(stmt)
+        filled = _filled_array(stmt)
+        if filled in self.adjoints and filled not in live:
+            return None, live  # zeroing an adjoint array nothing reads again
         return stmt, live | _names_read(stmt)
 
     def assign(self, stmt, live: set[str]):
@@ -65,6 +68,16 @@ class _DeadStores:
             live_in |= body_in
         loop.body = body or [ast.Pass()]
         return loop, live_in | live_after | header
+
+
+def _filled_array(stmt: ast.stmt) -> str:
+    """``a`` for the statement ``a.fill(...)``, else ''."""
+    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+        func = stmt.value.func
+        if isinstance(func, ast.Attribute) and func.attr == "fill":
+            if isinstance(func.value, ast.Name):
+                return func.value.id
+    return ""
 
 
 def _copy_shallow(stmt: ast.stmt) -> ast.stmt:
