@@ -118,6 +118,13 @@ def module_source(header: str, constants: dict[str, object], functions: list[str
     used = [h for h in runtime.HELPERS if any(re.search(rf"\b{h}\(", f) for f in functions)]
     if used:
         parts += [f"from sourcediff.runtime import {', '.join(used)}", ""]
+    array_types = sorted(set(re.findall(r"\bARRAY_(\w+?)_(\d)D_([CFA])\b", "".join(functions))))
+    if array_types:
+        parts += ["from numba import types", "from numba.typed import List", ""]
+    for dtype, ndim, layout in array_types:
+        parts.append(
+            f'ARRAY_{dtype}_{ndim}D_{layout} = types.Array(types.{dtype}, {ndim}, "{layout}")'
+        )
     for name in sorted(constants):
         parts.append(f"{name} = {constants[name]!r}")
     for source in functions:

@@ -108,6 +108,8 @@ def _check_node(fn: _Site, node: ast.AST) -> None:
     if isinstance(node, ast.AnnAssign):
         raise fn.error(node, "annotated assignment is not supported; drop the annotation")
     if isinstance(node, ast.Expr) and not _is_docstring(fn, node.value):
+        if isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Name):
+            return  # maybe a helper that writes into arrays; flatten decides
         if isinstance(node.value, ast.Call):
             called = ast.unparse(node.value.func)
             raise fn.error(

@@ -214,10 +214,30 @@ def _array_rows() -> list[Rule]:
         "zeros_like",
         "ones_like",
         "empty_like",
-        "arange",
-        "linspace",
     ]
     rows = [Rule(f"np.{name}", ("a", "b", "c"), (None, None, None), min_args=1) for name in fresh]
+    # np.arange(start, stop, step) (flatten always passes all three): start + k * step.
+    rows.append(
+        Rule(
+            "np.arange",
+            ("start", "stop", "step"),
+            ("1", None, "1"),
+            adjoints=("np.sum(g)", None, "np.sum(g * np.arange(0, out.size, 1))"),
+        )
+    )
+    # np.linspace(a, b, n): a + (b - a) * k / (n - 1).
+    rows.append(
+        Rule(
+            "np.linspace",
+            ("a", "b", "n"),
+            ("1", "1", None),
+            adjoints=(
+                "np.sum(g * (1.0 - np.linspace(0.0, 1.0, out.size)))",
+                "np.sum(g * np.linspace(0.0, 1.0, out.size))",
+                None,
+            ),
+        )
+    )
     rows.append(Rule("np.full", ("shape", "v"), (None, "1"), adjoints=(None, "np.sum(g)")))
     rows.append(Rule("np.copy", ("x",), ("1",)))
     rows.append(

@@ -137,12 +137,6 @@ class _Analysis:
         target = ir.target_name(stmt)
         if target in live:
             self.result.saves.add(id(stmt))
-            if target in self.arrays and not ir.is_element_write(stmt):
-                raise SourceDiffError(
-                    f"the array '{target}' is rebound here while the derivative still needs its "
-                    "previous contents; allocate it once and overwrite its elements instead",
-                    *getattr(stmt, "origin", (self.filename, stmt.lineno)),
-                )
         reads = expand_recomputed(reverse_reads(stmt, self.active), self.recomputed)
         if ir.is_element_write(stmt) and id(stmt) in self.result.saves:
             reads |= expand_recomputed(ir.index_names(stmt.targets[0]), self.recomputed)

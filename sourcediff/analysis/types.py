@@ -28,6 +28,7 @@ class VarType:
     kind: str
     dtype: str = ""
     ndim: int = 0
+    layout: str = "C"
 
     @property
     def is_float(self) -> bool:
@@ -89,7 +90,7 @@ def to_var_type(numba_type) -> VarType:
     if isinstance(numba_type, types.Float):
         return VarType("float", str(numba_type))
     if isinstance(numba_type, types.Array):
-        return VarType("array", str(numba_type.dtype), numba_type.ndim)
+        return VarType("array", str(numba_type.dtype), numba_type.ndim, numba_type.layout)
     if isinstance(numba_type, types.BaseTuple):
         return VarType("tuple")
     return VarType("other", str(numba_type))

@@ -50,7 +50,7 @@ def normalize(parsed: ParsedFunction) -> NormalizedFunction:
     """Normalize ``parsed`` and every helper it calls into one function."""
     constants = _constants(parsed)
     bodies: dict[str, tuple[ast.FunctionDef, set[str]]] = {}
-    node, temps, namer = _normalize_one(parsed, bodies, set(constants))
+    node, temps, namer = _normalize_one(parsed, bodies, set(constants), parsed)
     version_straight_line(node, namer)
     counters: dict = {}
     node.body = add_trip_counters(node.body, namer, counters)
@@ -68,14 +68,15 @@ def normalize(parsed: ParsedFunction) -> NormalizedFunction:
     )
 
 
-def _normalize_one(fn: ParsedFunction, bodies: dict, constant_names: set[str]):
+def _normalize_one(fn: ParsedFunction, bodies: dict, constant_names: set[str], top):
     for resolved in fn.names.values():
         if resolved.kind == "helper" and resolved.helper.name not in bodies:
-            helper_node, helper_temps, _ = _normalize_one(resolved.helper, bodies, constant_names)
+            helper = resolved.helper
+            helper_node, helper_temps, _ = _normalize_one(helper, bodies, constant_names, top)
             bodies[resolved.helper.name] = (helper_node, helper_temps)
     node = copy.deepcopy(fn.node)
     namer = Namer.for_tree(node, RESERVED | constant_names | set(bodies))
-    node = lower_exits(fn, node, namer)
+    node = lower_exits(fn, node, namer, helper=fn is not top)
     flattener = Flattener(fn, node, namer)
     body = flattener.block(node.body)
     temps = flattener.temps

@@ -40,9 +40,14 @@ class _Function:
     returned: str = ""
 
 
-def lower_exits(fn: ParsedFunction, node: ast.FunctionDef, namer: Namer) -> ast.FunctionDef:
-    """Return ``node`` with early exits lowered to flags (see module docstring)."""
+def lower_exits(fn: ParsedFunction, node: ast.FunctionDef, namer: Namer, helper=False):
+    """Return ``node`` with early exits lowered to flags (see module docstring).
+
+    A helper may be a procedure (it writes into arrays and returns nothing).
+    """
     body = [s for s in node.body if not _is_docstring(s)]
+    if helper and not _returns_value(body) and not _always_returns(body):
+        body.append(ast.copy_location(ast.Return(None), body[-1] if body else node))
     if not _always_returns(body):
         raise fn.error(
             node, f"'{node.name}' can finish without returning a value; end it with 'return'"
@@ -55,7 +60,7 @@ def lower_exits(fn: ParsedFunction, node: ast.FunctionDef, namer: Namer) -> ast.
     prologue = []
     if state.returned:
         prologue.append(_assign(state.returned, False, node))
-    last = ast.Return(value=ast.Name(state.result, ast.Load()))
+    last = ast.Return(value=ast.Name(state.result, ast.Load()) if state.result else None)
     ast.copy_location(last, body[-1])
     node.body = prologue + new_body + [last]
     return node
@@ -65,12 +70,16 @@ def _is_docstring(stmt: ast.stmt) -> bool:
     return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant)
 
 
+def _returns_value(body: list[ast.stmt]) -> bool:
+    return any(isinstance(n, ast.Return) and n.value is not None for s in body for n in ast.walk(s))
+
+
 def _always_returns(body: list[ast.stmt]) -> bool:
     if not body:
         return False
     last = body[-1]
     if isinstance(last, ast.Return):
-        return last.value is not None
+        return last.value is not None or not _returns_value(body)
     if isinstance(last, ast.If):
         return _always_returns(last.body) and _always_returns(last.orelse)
     if isinstance(last, ast.While) and isinstance(last.test, ast.Constant) and last.test.value:
@@ -134,8 +143,11 @@ def _lower_stmt(stmt, loops: list[_Loop], state: _Function):
 
 
 def _lower_return(stmt: ast.Return, loops: list[_Loop], state: _Function):
-    state.result = state.result or state.namer.fresh("result")
-    out = [ast.copy_location(ast.Assign([ast.Name(state.result, ast.Store())], stmt.value), stmt)]
+    out = []
+    if stmt.value is not None:
+        state.result = state.result or state.namer.fresh("result")
+        assign = ast.Assign([ast.Name(state.result, ast.Store())], stmt.value)
+        out.append(ast.copy_location(assign, stmt))
     state.returned = state.returned or state.namer.fresh("returned")
     out.append(_assign(state.returned, True, stmt))
     for loop in loops:

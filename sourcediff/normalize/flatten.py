@@ -79,7 +79,17 @@ class Flattener:
         pass
 
     def stmt_Expr(self, stmt: ast.Expr) -> None:
-        pass  # only docstrings pass the fence
+        """A helper called for its effect on arrays; docstrings are dropped."""
+        value = stmt.value
+        if isinstance(value, ast.Constant):
+            return
+        if isinstance(value, ast.Call) and self._helper_name(value.func):
+            self.emit(ast.Expr(self.simple(value)))
+            return
+        called = ast.unparse(value.func) if isinstance(value, ast.Call) else "this expression"
+        raise self.fn.error(
+            stmt, f"calling '{called}' for its side effects is not supported; remove the call"
+        )
 
     def stmt_Break(self, stmt: ast.Break) -> None:
         self.emit(ast.Break())
@@ -175,7 +185,9 @@ class Flattener:
 
     def stmt_Return(self, stmt: ast.Return) -> None:
         value = stmt.value
-        if isinstance(value, ast.Tuple):
+        if value is None:
+            self.emit(ast.Return(None))
+        elif isinstance(value, ast.Tuple):
             self.emit(ast.Return(ast.Tuple([self.atom(e) for e in value.elts], ast.Load())))
         else:
             self.emit(ast.Return(self.atom(value)))
@@ -210,6 +222,11 @@ class Flattener:
             for name, atom in zip(targets, atoms):
                 if not (isinstance(atom, ast.Name) and atom.id == name):
                     self.assign(name, atom)
+            return
+        if isinstance(value, ast.Attribute) and value.attr == "shape":
+            shape = self.expr_Attribute(value)
+            for k, name in enumerate(targets):
+                self.assign(name, ast.Subscript(shape, ast.Constant(k), ast.Load()))
             return
         if isinstance(value, ast.Call) and self._helper_name(value.func):
             call = self.simple(value)
@@ -260,7 +277,7 @@ class Flattener:
         return ast.Constant(expr.value)
 
     def expr_Name(self, expr: ast.Name) -> ast.expr:
-        if expr.id in self.locals:
+        if expr.id in self.locals or expr.id in self.temps:
             return ast.Name(expr.id, ast.Load())
         resolved = self.fn.names.get(expr.id)
         if resolved is not None and resolved.kind == "constant":
@@ -332,6 +349,10 @@ class Flattener:
     def library_call(self, path: str, call_args, call_keywords, expr: ast.Call) -> ast.expr:
         """``path(args)`` for a function in the rule table, checked against its row."""
         args = [self.call_argument(a) for a in call_args]
+        if path == "np.arange" and 1 <= len(args) < 3 and not call_keywords:
+            # Always start, stop, step: each has its own derivative rule.
+            args = ([ast.Constant(0)] if len(args) == 1 else []) + args
+            args.append(ast.Constant(1))
         rule = rules.lookup(path)
         if rule is None:
             raise self.fn.error(

@@ -52,7 +52,7 @@ def inline_calls(stmts: list[ast.stmt], caller: ParsedFunction, bodies, namer: N
 
 
 def _helper_call(stmt: ast.stmt, caller: ParsedFunction) -> ParsedFunction | None:
-    if not (isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call)):
+    if not (isinstance(stmt, (ast.Assign, ast.Expr)) and isinstance(stmt.value, ast.Call)):
         return None
     func = stmt.value.func
     if not isinstance(func, ast.Name):
@@ -106,9 +106,13 @@ def _bind_arguments(stmt: ast.Assign, helper: ParsedFunction, params: list[str])
     return bound
 
 
-def _bind_result(stmt: ast.Assign, result: ast.Return, helper, namer: Namer, temps):
+def _bind_result(stmt, result: ast.Return, helper, namer: Namer, temps):
+    if isinstance(stmt, ast.Expr):
+        return []  # called for its writes into arrays; any value is dropped
     target = stmt.targets[0]
     value = result.value
+    if value is None:
+        raise helper.error(stmt, f"'{helper.name}' returns no value; call it as a statement")
     if isinstance(target, ast.Name):
         if isinstance(value, ast.Tuple):
             raise helper.error(stmt, f"'{helper.name}' returns a tuple; unpack it: a, b = ...")

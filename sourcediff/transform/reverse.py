@@ -24,12 +24,13 @@ import copy
 from dataclasses import dataclass
 
 from .. import ir, rules
+from ..analysis.recompute import names_read
 from ..analysis.recording import Recording
 from ..codegen import Comment
 from ..normalize import NormalizedFunction
 from .cleanup import drop_dead_adjoint_stores
 from .simplify import simplify
-from .tape import Tapes
+from .tape import Tapes, placeholder
 
 
 @dataclass
@@ -118,6 +119,7 @@ class ReverseBuilder:
             contributions = [(value.value.id, out_bar, value.slice)]
         else:
             contributions = self.contributions(target, value, out_bar)
+        contributions = [c for c in contributions if c[0] in self.active]
         out += self.recomputation(contributions)
         for name, expr, *index in contributions:
             out.append(self.accumulate(name, simplify(expr), *index))
@@ -161,9 +163,8 @@ class ReverseBuilder:
 
         def visit(name: str) -> None:
             if name in self.recomputed and name not in order:
-                for arg in rules.operands(self.recomputed[name].value):
-                    if isinstance(arg, ast.Name):
-                        visit(arg.id)
+                for operand in sorted(names_read(self.recomputed[name].value)):
+                    visit(operand)
                 order.append(name)
 
         for _, expr, *index in contributions:
@@ -313,11 +314,10 @@ class ReverseBuilder:
         """Define active local arrays first bound inside a loop or branch (for ``zeros_like``)."""
         top_level = {ir.target_name(s) for s in self.nf.node.body if isinstance(s, ast.Assign)}
         out = []
-        for name in sorted(self.active - top_level - set(self.nf.params)):
-            t = self.types[name]
-            if t.kind == "array":
-                shape = "(" + "0, " * t.ndim + ")"
-                out.append(_parse(f"{name} = np.empty({shape}, np.{t.dtype})"))
+        defined = top_level | set(self.nf.params) | self.tapes.loop_saved
+        for name in sorted(self.active - defined):
+            if self.types[name].kind == "array":
+                out.append(_parse(f"{name} = {placeholder(self.types[name])}"))
         return out
 
 
@@ -326,16 +326,25 @@ def element_write(stmt: ast.Assign) -> bool:
 
 
 def _written_arrays(node: ast.FunctionDef) -> set[str]:
-    """Arrays written element-wise, permuted, or copied by reference (aliases)."""
-    names = set()
+    """Arrays whose buffer may be written: element writes and permutations, and the
+    sources of reference copies (``b = a``) of such arrays."""
+    written: set[str] = set()
+    aliases: list[tuple[str, str]] = []
     for stmt in ast.walk(node):
         if ir.is_element_write(stmt):
-            names.add(ir.target_name(stmt))
+            written.add(ir.target_name(stmt))
         elif ir.is_permutation(stmt):
-            names |= {t for t, _ in ir.permutation_pairs(stmt)}
+            written |= {t for t, _ in ir.permutation_pairs(stmt)}
         elif isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Name):
-            names.add(stmt.value.id)
-    return names
+            aliases.append((stmt.targets[0].id, stmt.value.id))
+    changed = True
+    while changed:
+        changed = False
+        for target, source in aliases:
+            if target in written and source not in written:
+                written.add(source)
+                changed = True
+    return written
 
 
 def _order(params: list[str], wrt: list[str]):

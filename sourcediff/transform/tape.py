@@ -52,11 +52,14 @@ class Tapes:
         self.counters = counters
         self.tapes: dict[tuple[str, int], Tape] = {}
         self.loop_saved: set[str] = set()
+        self.reference_lists: dict[str, str] = {}
 
     def save(self, var: str, loops: list[ast.stmt], element: ast.Subscript | None = None):
         """Forward statements that save ``var`` (or one element of it) and reverse ones that
         restore it."""
         value = ast.unparse(element) if element is not None else var
+        if loops and element is None and self.types[var].kind == "array":
+            return self._save_reference(var)
         if not loops:
             slot = self.namer.fresh(f"{var}_prev")
             return [_parse(f"{slot} = {value}")], [_parse(f"{value} = {slot}")]
@@ -69,6 +72,14 @@ class Tapes:
             tape.exact = False
         pop = [_parse(f"{tape.top} -= 1"), _parse(f"{value} = {tape.name}[{tape.top}]")]
         return push, pop
+
+    def _save_reference(self, var: str):
+        """Arrays rebound in a loop: keep each old array alive in a typed list."""
+        if var not in self.reference_lists:
+            self.reference_lists[var] = self.namer.fresh(f"{var}_refs")
+        self.loop_saved.add(var)
+        refs = self.reference_lists[var]
+        return [_parse(f"{refs}.append({var})")], [_parse(f"{var} = {refs}.pop()")]
 
     def finish_pushes(self, fwd: list[ast.stmt]) -> None:
         """Insert capacity checks before pushes into tapes that can grow."""
@@ -120,9 +131,9 @@ class Tapes:
         out = []
         for var in sorted(self.loop_saved - self.params):
             # The first push reads the variable before the loop defines it.
-            zero = ZEROS.get(self.types[var].kind)
-            if zero is not None:
-                out.append(_parse(f"{var} = {zero}"))
+            out.append(_parse(f"{var} = {placeholder(self.types[var])}"))
+        for var, refs in self.reference_lists.items():
+            out.append(_parse(f"{refs} = List.empty_list({array_type_name(self.types[var])})"))
         for tape in self.tapes.values():
             out.append(_parse(f"{tape.name} = np.empty(0, {tape.dtype})"))
             out.append(_parse(f"{tape.top} = 0"))
@@ -158,6 +169,18 @@ class Tapes:
 
     def _is_outermost(self, loop: ast.stmt) -> bool:
         return any(outer_id == id(loop) for (_, outer_id) in self.tapes)
+
+
+def placeholder(t) -> str:
+    """A value of type ``t`` to define a variable before its first real assignment."""
+    if t.kind == "array":
+        return f"np.empty(({'0, ' * t.ndim}), np.{t.dtype})"
+    return ZEROS.get(t.kind, "0.0")
+
+
+def array_type_name(t) -> str:
+    """The module-level name codegen defines for the Numba type of arrays like ``t``."""
+    return f"ARRAY_{t.dtype}_{t.ndim}D_{t.layout}"
 
 
 def _assigned_in(loop: ast.stmt) -> set[str]:
