@@ -186,26 +186,49 @@ def value_and_grad(func=None, argnums=0, *, policy="auto", jit=True):
     return _ValueAndGrad(func, argnums, policy, jit)
 
 
+def _differentiable(value) -> bool:
+    if isinstance(value, np.ndarray):
+        return value.dtype.kind == "f"
+    return isinstance(value, (float, np.floating))
+
+
+def _seed_like(seed, output):
+    """A cotangent converted to the type of the output it goes with."""
+    if isinstance(output, np.ndarray):
+        seed = np.asarray(seed, dtype=output.dtype)
+        if seed.shape != output.shape:
+            raise ArgumentError(
+                f"a cotangent of shape {seed.shape} for an output of {output.shape}"
+            )
+        return seed
+    return float(seed)
+
+
+def _outputs_of(value) -> tuple:
+    return value if isinstance(value, tuple) else (value,)
+
+
 def vjp(func, *primals, policy="auto", jit=True):
     """``(out, pullback)``: ``pullback(cotangent)`` gives one cotangent per primal.
 
     Integer and bool primals are not differentiated; their entry is ``None``.
-    For a function returning a tuple, the cotangent is a tuple of the same length.
+    For a function returning a tuple, the cotangent is a tuple of the same length;
+    for an array result, an array of its shape.
     """
-    float_positions = tuple(k for k, v in enumerate(primals) if isinstance(v, (float, np.floating)))
+    float_positions = tuple(k for k, v in enumerate(primals) if _differentiable(v))
     transformed = _Transformed(func, float_positions or (0,), policy, jit)
     args = transformed.bind(primals, {})
+    value = _primal(func, args, jit)
     if not float_positions:
-        return _primal(func, args, jit), lambda cotangent: tuple(None for _ in primals)
-    built, _ = transformed.adjoint(args)
-    zero_seeds = (0.0,) * built.outputs
-    _, value, _ = transformed.run_vjp(args, zero_seeds)
+        return value, lambda cotangent: tuple(None for _ in primals)
+    outputs = _outputs_of(value)
 
     def pullback(cotangent):
-        seeds = tuple(cotangent) if isinstance(cotangent, (tuple, list)) else (cotangent,)
-        if len(seeds) != built.outputs:
-            raise ArgumentError(f"the cotangent must have {built.outputs} components")
-        _, _, grads = transformed.run_vjp(args, tuple(float(s) for s in seeds))
+        seeds = tuple(cotangent) if isinstance(value, tuple) else (cotangent,)
+        if len(seeds) != len(outputs):
+            raise ArgumentError(f"the cotangent must have {len(outputs)} components")
+        seeds = tuple(_seed_like(s, o) for s, o in zip(seeds, outputs))
+        _, _, grads = transformed.run_vjp(args, seeds)
         result = [None] * len(primals)
         for k, g in zip(float_positions, grads):
             result[k] = g
@@ -221,10 +244,13 @@ def _output(value):
 
 
 def jacobian(func, argnums=0, mode="auto", *, policy="auto", jit=True):
-    """The Jacobian of ``func``: built from one reverse sweep per output component.
+    """The Jacobian of ``func`` with respect to ``argnums``, by reverse sweeps.
 
-    For a float result and an int ``argnums`` it is a float; for a tuple result,
-    a tuple with one row per output; a tuple ``argnums`` gives a tuple per row.
+    One reverse sweep per output element (``mode`` is accepted for JAX
+    compatibility; every mode uses reverse sweeps today). The result for an
+    output of shape ``S`` and an input of shape ``T`` has shape ``S + T`` (a
+    float when both are scalars); a tuple result gives a tuple of Jacobians,
+    a tuple ``argnums`` a tuple per output.
     """
     if mode not in ("auto", "forward", "reverse"):
         raise ArgumentError(f"mode must be 'auto', 'forward' or 'reverse', got {mode!r}")
@@ -232,34 +258,66 @@ def jacobian(func, argnums=0, mode="auto", *, policy="auto", jit=True):
 
     def jac(*args, **kwargs):
         args = transformed.bind(args, kwargs)
-        built, _ = transformed.adjoint(args)
-        rows = []
-        for k in range(built.outputs):
-            seeds = tuple(1.0 if j == k else 0.0 for j in range(built.outputs))
-            _, _, grads = transformed.run_vjp(args, seeds)
-            rows.append(grads[0] if transformed.single else grads)
-        return rows[0] if built.outputs == 1 else tuple(rows)
+        transformed.check_differentiable(args)
+        value = _primal(func, args, jit)
+        outputs = _outputs_of(value)
+        per_output = [
+            _jacobian_of_output(transformed, args, outputs, k) for k in range(len(outputs))
+        ]
+        rows = [r[0] if transformed.single else r for r in per_output]
+        return tuple(rows) if isinstance(value, tuple) else rows[0]
 
     return functools.wraps(func)(jac)
+
+
+def _jacobian_of_output(transformed: _Transformed, args: tuple, outputs: tuple, k: int):
+    """Jacobians of output ``k`` with respect to each of ``argnums``."""
+    out = outputs[k]
+    shape = np.shape(out)
+    blocks = [np.zeros(shape + np.shape(args[a])) for a in transformed.argnums]
+    for index in np.ndindex(*shape):
+        seeds = []
+        for j, other in enumerate(outputs):
+            seed = np.zeros_like(other) if isinstance(other, np.ndarray) else 0.0
+            if j == k:
+                if isinstance(seed, np.ndarray):
+                    seed[index] = 1.0
+                else:
+                    seed = 1.0
+            seeds.append(seed)
+        _, _, grads = transformed.run_vjp(args, tuple(seeds))
+        for block, g in zip(blocks, grads):
+            block[index] = g
+    return tuple(b if b.ndim else float(b) for b in blocks)
 
 
 def jvp(func, primals, tangents, *, policy="auto", jit=True):
     """``(out, tangent_out)``: the directional derivative of ``func`` along ``tangents``.
 
-    Computed from the Jacobian rows of the float arguments (one reverse sweep
-    per output), which is exact for the scalar functions supported today.
+    Computed from reverse sweeps, one per output element (exact, but costs
+    one sweep per output element; forward mode by source transformation is
+    planned). Tangents of integer arguments are ignored.
     """
     primals, tangents = tuple(primals), tuple(tangents)
     if len(primals) != len(tangents):
         raise ArgumentError("primals and tangents must have the same length")
     out, pullback = vjp(func, *primals, policy=policy, jit=jit)
-    outputs = len(out) if isinstance(out, tuple) else 1
+    outputs = _outputs_of(out)
     tangent_out = []
-    for k in range(outputs):
-        seed = tuple(1.0 if j == k else 0.0 for j in range(outputs)) if outputs > 1 else 1.0
-        row = pullback(seed)
-        tangent_out.append(sum(g * t for g, t in zip(row, tangents) if g is not None))
-    return out, (tuple(tangent_out) if outputs > 1 else tangent_out[0])
+    for k, output in enumerate(outputs):
+        result = np.zeros(np.shape(output))
+        for index in np.ndindex(*np.shape(output)):
+            seeds = [np.zeros_like(o) if isinstance(o, np.ndarray) else 0.0 for o in outputs]
+            if isinstance(output, np.ndarray):
+                seeds[k][index] = 1.0
+            else:
+                seeds[k] = 1.0
+            row = pullback(tuple(seeds) if isinstance(out, tuple) else seeds[0])
+            result[index] = sum(
+                float(np.vdot(g, t)) for g, t in zip(row, tangents) if g is not None
+            )
+        tangent_out.append(result if result.ndim else float(result))
+    return out, (tuple(tangent_out) if isinstance(out, tuple) else tangent_out[0])
 
 
 def _primal(func, args, jit):
