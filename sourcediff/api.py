@@ -224,6 +224,8 @@ def vjp(func, *primals, policy="auto", jit=True):
     outputs = _outputs_of(value)
 
     def pullback(cotangent):
+        if isinstance(value, tuple) and not isinstance(cotangent, (tuple, list)):
+            raise ArgumentError(f"the cotangent must have {len(outputs)} components (a tuple)")
         seeds = tuple(cotangent) if isinstance(value, tuple) else (cotangent,)
         if len(seeds) != len(outputs):
             raise ArgumentError(f"the cotangent must have {len(outputs)} components")
