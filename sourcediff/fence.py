@@ -43,7 +43,6 @@ REFUSED = {
     ast.JoinedStr: ("an f-string", "compute numbers only"),
     ast.NamedExpr: ("':=' (walrus)", "assign on a line of its own"),
     ast.Match: ("'match'", "use if/elif/else"),
-    ast.Slice: ("slicing", "index element by element in a loop (slices are not supported yet)"),
 }
 
 
@@ -92,6 +91,8 @@ def _check_signature(fn: _Site) -> None:
 
 
 def _check_node(fn: _Site, node: ast.AST) -> None:
+    if isinstance(node, ast.Constant) and node.value is Ellipsis:
+        return
     if isinstance(node, ast.Constant) and not isinstance(node.value, (bool, int, float)):
         if not _is_docstring(fn, node):
             raise fn.error(node, f"constant {node.value!r} is not a number; use numbers only")

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from . import compile as compile_stage
 from .analysis.activity import active_variables, output_names
+from .analysis.inplace import resolve_inplace_updates
 from .analysis.recompute import choose_recomputed
 from .analysis.recording import analyze_recording, reverse_reads
 from .analysis.types import TypeTable, infer_types
@@ -115,6 +116,7 @@ def build_adjoint_module(parsed: ParsedFunction, request: Request) -> Built:
     with stage("types", parsed.name):
         types = infer_types(nf, request.arg_types)
     _dump("types", "\n".join(f"{k}: {v}" for k, v in sorted(types.variables.items())))
+    resolve_inplace_updates(nf.node, types)
     primal_text = function_source(nf.node)[0]
     with stage("activity", parsed.name):
         active = active_variables(nf.node, types, wrt)

@@ -201,7 +201,28 @@ def _norm(x):
     return lambda x: np.sqrt(np.sum(x * x))
 
 
+def inplace_update(target, value):
+    """``target += ...`` semantics: arrays are updated in place, numbers replaced."""
+    if isinstance(target, np.ndarray):
+        target[...] = value
+        return target
+    return value
+
+
+@overload(inplace_update)
+def _inplace_update(target, value):
+    if isinstance(target, types.Array):
+
+        def update(target, value):
+            target[...] = value
+            return target
+
+        return update
+    return lambda target, value: value
+
+
 HELPERS = (
+    "inplace_update",
     "grow",
     "sum_to",
     "dot",

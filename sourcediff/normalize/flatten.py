@@ -114,8 +114,11 @@ class Flattener:
             new = self.atom(ast.BinOp(ast.Name(old, ast.Load()), stmt.op, stmt.value))
             self.emit(ast.Assign([element], new))
             return
-        current = ast.Name(stmt.target.id, ast.Load())
-        self.assign_expr(stmt.target.id, ast.BinOp(current, stmt.op, stmt.value))
+        # x += e: in place for an array, a new value for a number; the types decide later.
+        name = stmt.target.id
+        update = self.atom(ast.BinOp(ast.Name(name, ast.Load()), stmt.op, stmt.value))
+        current = ast.Name(name, ast.Load())
+        self.assign(name, ast.Call(ast.Name("inplace_update", ast.Load()), [current, update], []))
 
     def element(self, subscript: ast.Subscript, ctx) -> ast.Subscript:
         """``a[i, j]`` with atom indices, on a local array name."""
@@ -124,10 +127,19 @@ class Flattener:
             raise self.fn.error(subscript, "only local arrays and arguments can be indexed")
         index = subscript.slice
         if isinstance(index, ast.Tuple):
-            atoms = ast.Tuple([self.atom(e) for e in index.elts], ast.Load())
+            atoms = ast.Tuple([self.index_part(e) for e in index.elts], ast.Load())
         else:
-            atoms = self.atom(index)
+            atoms = self.index_part(index)
         return ast.Subscript(ast.Name(base.id, ast.Load()), atoms, ctx)
+
+    def index_part(self, part: ast.expr) -> ast.expr:
+        """An index atom, or a slice whose bounds are atoms."""
+        if isinstance(part, ast.Slice):
+            bounds = [
+                None if b is None else self.atom(b) for b in (part.lower, part.upper, part.step)
+            ]
+            return ast.Slice(*bounds)
+        return self.atom(part)
 
     def stmt_If(self, stmt: ast.If) -> None:
         test = self.atom(stmt.test)

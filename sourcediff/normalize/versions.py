@@ -37,6 +37,14 @@ def version_straight_line(node: ast.FunctionDef, namer: Namer) -> None:
         for n in ast.walk(stmt)
         if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
     }
+    in_compound |= {
+        s.targets[0].id
+        for s in node.body
+        if isinstance(s, ast.Assign)
+        and isinstance(s.value, ast.Call)
+        and isinstance(s.value.func, ast.Name)
+        and s.value.func.id == "inplace_update"
+    }
     # Arrays written element by element keep one name: the writes update them in place.
     in_compound |= {
         s.targets[0].value.id

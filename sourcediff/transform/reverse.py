@@ -30,7 +30,7 @@ from ..codegen import Comment
 from ..normalize import NormalizedFunction
 from .cleanup import drop_dead_adjoint_stores
 from .simplify import simplify
-from .tape import Tapes, placeholder
+from .tape import Tapes, is_region, placeholder, readable
 
 
 @dataclass
@@ -106,7 +106,22 @@ class ReverseBuilder:
         if target in self.active:
             rev = self.element_write(stmt) if element_write(stmt) else self.adjoint(stmt)
         rev = [_located(s, stmt) for s in rev + restore]
-        return save + [stmt], rev
+        return save + [self.forward_form(stmt)], rev
+
+    def forward_form(self, stmt: ast.Assign) -> ast.Assign:
+        """The statement as the forward sweep runs it: a slice the reverse sweep reads
+        later is copied, so later writes into the array cannot change it."""
+        value = stmt.value
+        target = stmt.targets[0]
+        if (
+            isinstance(target, ast.Name)
+            and ir.is_element_read(value)
+            and is_region(value)
+            and target.id in self.rec.reads
+        ):
+            copied = ast.Call(ast.Attribute(value, "copy", ast.Load()), [], [])
+            return _located(ast.Assign([target], copied), stmt)
+        return stmt
 
     def adjoint(self, stmt: ast.Assign) -> list[ast.stmt]:
         target = stmt.targets[0].id
@@ -136,12 +151,17 @@ class ReverseBuilder:
     def element_write(self, stmt: ast.Assign) -> list[ast.stmt]:
         """Reverse of ``a[i] = v``: ``v_bar += a_bar[i]; a_bar[i] = 0.0``."""
         element = stmt.targets[0]
-        bar_element = ast.Subscript(_name(self.bar(element.value.id)), element.slice, ast.Load())
+        bar_element = readable(
+            ast.Subscript(_name(self.bar(element.value.id)), element.slice, ast.Load())
+        )
         out = []
         value = stmt.value
         out += self.recomputation([("", element.slice)])
         if isinstance(value, ast.Name) and value.id in self.active:
-            out.append(self.accumulate(value.id, bar_element))
+            contribution = bar_element
+            if is_region(element):
+                contribution = self.reduce_broadcast(bar_element, value.id)
+            out.append(self.accumulate(value.id, contribution))
         zero = ast.Subscript(_name(self.bar(element.value.id)), element.slice, ast.Store())
         out.append(ast.Assign([zero], ast.Constant(0.0)))
         return out

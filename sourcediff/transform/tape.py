@@ -53,6 +53,7 @@ class Tapes:
         self.tapes: dict[tuple[str, int], Tape] = {}
         self.loop_saved: set[str] = set()
         self.reference_lists: dict[str, str] = {}
+        self.region_types: dict[str, object] = {}
 
     def save(self, var: str, loops: list[ast.stmt], element: ast.Subscript | None = None):
         """Forward statements that save ``var`` (or one element of it) and reverse ones that
@@ -60,6 +61,8 @@ class Tapes:
         value = ast.unparse(element) if element is not None else var
         if loops and element is None and self.types[var].kind == "array":
             return self._save_reference(var)
+        if element is not None and is_region(element):
+            return self._save_region(var, element, loops)
         if not loops:
             slot = self.namer.fresh(f"{var}_prev")
             return [_parse(f"{slot} = {value}")], [_parse(f"{value} = {slot}")]
@@ -72,6 +75,21 @@ class Tapes:
             tape.exact = False
         pop = [_parse(f"{tape.top} -= 1"), _parse(f"{value} = {tape.name}[{tape.top}]")]
         return push, pop
+
+    def _save_region(self, var: str, element: ast.Subscript, loops):
+        """A slice of an array about to be overwritten: keep a copy of its contents."""
+        region = ast.unparse(element)
+        copy = f"{ast.unparse(readable(element))}.copy()"
+        if not loops:
+            slot = self.namer.fresh(f"{var}_prev")
+            return [_parse(f"{slot} = {copy}")], [_parse(f"{region} = {slot}")]
+        key = f"{var}[]"
+        if key not in self.reference_lists:
+            self.reference_lists[key] = self.namer.fresh(f"{var}_regions")
+            self.region_types[key] = region_type(self.types[var], element)
+        refs = self.reference_lists[key]
+        self.loop_saved.discard(var)
+        return [_parse(f"{refs}.append({copy})")], [_parse(f"{region} = {refs}.pop()")]
 
     def _save_reference(self, var: str):
         """Arrays rebound in a loop: keep each old array alive in a typed list."""
@@ -133,7 +151,8 @@ class Tapes:
             # The first push reads the variable before the loop defines it.
             out.append(_parse(f"{var} = {placeholder(self.types[var])}"))
         for var, refs in self.reference_lists.items():
-            out.append(_parse(f"{refs} = List.empty_list({array_type_name(self.types[var])})"))
+            item = self.region_types.get(var) or self.types[var]
+            out.append(_parse(f"{refs} = List.empty_list({array_type_name(item)})"))
         for tape in self.tapes.values():
             out.append(_parse(f"{tape.name} = np.empty(0, {tape.dtype})"))
             out.append(_parse(f"{tape.top} = 0"))
@@ -169,6 +188,35 @@ class Tapes:
 
     def _is_outermost(self, loop: ast.stmt) -> bool:
         return any(outer_id == id(loop) for (_, outer_id) in self.tapes)
+
+
+def is_region(element: ast.Subscript) -> bool:
+    """Whether ``a[...]`` selects a slice (or everything) rather than one element."""
+    parts = element.slice.elts if isinstance(element.slice, ast.Tuple) else [element.slice]
+    return any(
+        isinstance(p, ast.Slice) or (isinstance(p, ast.Constant) and p.value is Ellipsis)
+        for p in parts
+    )
+
+
+def readable(element: ast.Subscript) -> ast.expr:
+    """``a`` for ``a[...]`` (Numba can assign to ``a[...]`` but not read it), else ``element``."""
+    index = element.slice
+    if isinstance(index, ast.Constant) and index.value is Ellipsis:
+        return ast.Name(element.value.id, ast.Load())
+    return element
+
+
+def region_type(array_type, element: ast.Subscript):
+    """The type of a C-contiguous copy of the region ``element`` selects."""
+    from ..analysis.types import VarType
+
+    parts = element.slice.elts if isinstance(element.slice, ast.Tuple) else [element.slice]
+    if any(isinstance(p, ast.Constant) and p.value is Ellipsis for p in parts):
+        ndim = array_type.ndim
+    else:
+        ndim = array_type.ndim - sum(1 for p in parts if not isinstance(p, ast.Slice))
+    return VarType("array", array_type.dtype, ndim, "C")
 
 
 def placeholder(t) -> str:
