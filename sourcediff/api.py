@@ -15,7 +15,7 @@ import numba
 import numpy as np
 
 from . import pipeline
-from .errors import ArgumentError
+from .errors import ArgumentError, TypeInferenceError
 
 POLICIES = ("auto", "store")
 
@@ -334,6 +334,8 @@ class _Jit:
     def __init__(self, func):
         self.func = func
         self.parsed = pipeline.parse(func)
+        self.signature = inspect.signature(func)
+        self.arity = len(self.parsed.node.args.args)
         self._compiled = None
         functools.update_wrapper(self, func)
 
@@ -341,9 +343,11 @@ class _Jit:
         if self._compiled is None:
             built = pipeline.build_primal_module(self.parsed)
             self._compiled = pipeline.load(built, built.primal, True)
-        bound = inspect.signature(self.func).bind(*args, **kwargs)
-        bound.apply_defaults()
-        return self._compiled(*bound.args)
+        if kwargs or len(args) != self.arity:
+            bound = self.signature.bind(*args, **kwargs)
+            bound.apply_defaults()
+            args = bound.args
+        return self._compiled(*args)
 
 
 def jit(func):
@@ -359,11 +363,22 @@ def adjoint_source(func, argnums=0, policy="auto", *, args=None) -> str:
     their own type). Pass example ``args`` to see another specialization.
     """
     transformed = _Transformed(func, argnums, policy, jit=False)
-    if args is None:
+    guessed = args is None
+    if guessed:
         args = _example_args(transformed)
     args = transformed.bind(tuple(args), {})
     request = pipeline.Request(transformed.argnums, policy, transformed.arg_types(args))
-    built = pipeline.build_adjoint_module(transformed.parsed, request)
+    try:
+        built = pipeline.build_adjoint_module(transformed.parsed, request)
+    except TypeInferenceError as exc:
+        if not guessed:
+            raise
+        raise TypeInferenceError(
+            f"{exc.reason}. Without args= every parameter is taken to be a float; pass "
+            "example arguments, e.g. sd.adjoint_source(f, args=(x, n))",
+            exc.filename,
+            exc.lineno,
+        ) from None
     with open(built.path) as handle:
         return handle.read()
 

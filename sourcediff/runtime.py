@@ -27,6 +27,16 @@ def grow(tape):
     return bigger
 
 
+@numba.njit(cache=True)
+def reserve(tape, needed):
+    """``tape``, or a copy with room for at least ``needed`` values (capacity doubling)."""
+    if needed <= tape.shape[0]:
+        return tape
+    bigger = np.empty(max(needed, 2 * tape.shape[0]), tape.dtype)
+    bigger[: tape.shape[0]] = tape
+    return bigger
+
+
 def sum_to(g, like):
     """``g`` summed over the axes along which ``like`` was broadcast to ``g``'s shape."""
     if np.ndim(like) == 0:
@@ -224,6 +234,7 @@ def _inplace_update(target, value):
 HELPERS = (
     "inplace_update",
     "grow",
+    "reserve",
     "sum_to",
     "dot",
     "dot_adjoint_left",

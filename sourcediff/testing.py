@@ -7,36 +7,55 @@ import numpy as np
 from .api import grad
 
 
-def central_difference(func, args: tuple, k: int, step: float = 1e-6) -> float:
-    """d func / d args[k] by a central difference with a step relative to the value."""
-    x = float(args[k])
-    h = step * max(1.0, abs(x))
-    plus = list(args)
-    minus = list(args)
-    plus[k], minus[k] = x + h, x - h
-    return (func(*plus) - func(*minus)) / (2 * h)
+def central_difference(func, args: tuple, k: int, step: float = 1e-6):
+    """d func / d args[k] by central differences, element by element for an array.
+
+    Array arguments are copied for every evaluation, since ``func`` may write
+    into them.
+    """
+
+    def evaluate(position, index, delta):
+        values = [np.array(a, copy=True) if isinstance(a, np.ndarray) else a for a in args]
+        if isinstance(values[position], np.ndarray):
+            values[position] = values[position].astype(np.float64)
+            values[position][index] += delta
+        else:
+            values[position] = float(values[position]) + delta
+        return float(func(*values))
+
+    if not isinstance(args[k], np.ndarray):
+        h = step * max(1.0, abs(float(args[k])))
+        return (evaluate(k, None, h) - evaluate(k, None, -h)) / (2 * h)
+    result = np.zeros(args[k].shape)
+    for index in np.ndindex(*args[k].shape):
+        h = step * max(1.0, abs(float(args[k][index])))
+        result[index] = (evaluate(k, index, h) - evaluate(k, index, -h)) / (2 * h)
+    return result
 
 
 def check_grad(func, *args, argnums=0, rtol=1e-5, atol=1e-7, policy="auto", jit=True) -> None:
     """Compare ``sd.grad(func)`` with central finite differences at ``args``.
 
-    Raises AssertionError naming the worst component on mismatch.
+    Works for float and float-array arguments. Raises AssertionError naming
+    the worst component on mismatch.
     """
-    single = isinstance(argnums, int)
-    nums = (argnums,) if single else tuple(argnums)
-    computed = grad(func, nums, policy=policy, jit=jit)(*args)
+    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+    copies = [np.array(a, copy=True) if isinstance(a, np.ndarray) else a for a in args]
+    computed = grad(func, nums, policy=policy, jit=jit)(*copies)
     worst = None
     for k, value in zip(nums, computed):
-        expected = central_difference(func, args, k)
-        error = abs(value - expected)
-        allowed = atol + rtol * abs(expected)
-        if not np.isfinite(value) or error > allowed:
-            excess = error / allowed if np.isfinite(value) else np.inf
-            if worst is None or excess > worst[0]:
-                worst = (excess, k, value, expected)
+        expected = np.asarray(central_difference(func, args, k))
+        value = np.asarray(value, dtype=np.float64)
+        error = np.abs(value - expected)
+        allowed = atol + rtol * np.abs(expected)
+        excess = np.where(np.isfinite(value), error / allowed, np.inf)
+        index = np.unravel_index(int(np.argmax(excess)), excess.shape) if excess.ndim else ()
+        if excess[index] > 1.0 and (worst is None or excess[index] > worst[0]):
+            worst = (excess[index], k, index, value[index], expected[index])
     if worst is not None:
-        _, k, value, expected = worst
+        _, k, index, value, expected = worst
+        where = f" at index {tuple(int(i) for i in index)}" if index else ""
         raise AssertionError(
-            f"gradient of {func.__name__} with respect to argument {k}: sourcediff gives "
-            f"{value!r}, finite differences give {expected!r}"
+            f"gradient of {func.__name__} with respect to argument {k}{where}: sourcediff gives "
+            f"{float(value)!r}, finite differences give {float(expected)!r}"
         )

@@ -33,7 +33,7 @@ def choose_recomputed(node: ast.FunctionDef, temps: set[str], active: set[str], 
     reads = _reads_by_statement(node, active, reads_of)
     needed = set().union(*reads.values()) if reads else set()
     candidates: dict[str, ast.Assign] = {}
-    in_loops = _assigned_in_loops(node.body, False)
+    in_loops = _assigned_in_loops(node.body, False) - _loop_targets(node)
     read_only = _read_only_arrays(node)
     for block in _blocks(node.body):
         for index, stmt in enumerate(block):
@@ -60,6 +60,11 @@ def _free(name: str, in_loops: set[str], needed: set[str], chosen, candidates) -
     if name in candidates:
         return False
     return name not in in_loops or name in needed
+
+
+def _loop_targets(node: ast.FunctionDef) -> set[str]:
+    """``for`` variables: the reverse loop recomputes them, so reading them is free."""
+    return {s.target.id for s in ast.walk(node) if isinstance(s, ast.For)}
 
 
 def _target(stmt: ast.stmt) -> str:

@@ -100,23 +100,45 @@ class Tapes:
         return [_parse(f"{refs}.append({var})")], [_parse(f"{var} = {refs}.pop()")]
 
     def finish_pushes(self, fwd: list[ast.stmt]) -> None:
-        """Insert capacity checks before pushes into tapes that can grow."""
-        for stmt in list(ast.walk(ast.Module(body=fwd, type_ignores=[]))):
-            for field_name in ("body", "orelse"):
-                block = getattr(stmt, field_name, None)
-                if isinstance(block, list):
-                    setattr(stmt, field_name, self._with_checks(block))
+        """Make room in growable tapes: once before each innermost ``for`` loop that pushes
+        (its trip count is known there), or before each push inside a ``while`` loop."""
+        fwd[:] = self._reserve(fwd, None)
 
-    def _with_checks(self, block: list[ast.stmt]) -> list[ast.stmt]:
-        out = []
+    def _reserve(self, block: list[ast.stmt], innermost: ast.stmt | None) -> list[ast.stmt]:
+        out: list[ast.stmt] = []
         for stmt in block:
+            if isinstance(stmt, (ast.For, ast.While)):
+                stmt.body = self._reserve(stmt.body, stmt)
+                if isinstance(stmt, ast.For):
+                    out += self._reservations(stmt)
+            elif isinstance(stmt, ast.If):
+                stmt.body = self._reserve(stmt.body, innermost)
+                stmt.orelse = self._reserve(stmt.orelse, innermost)
+            else:
+                tape = self._growable_push(stmt)
+                if tape is not None and isinstance(innermost, ast.While):
+                    check = f"if {tape.top} == {tape.name}.shape[0]:\n    {tape.name} = grow({tape.name})"
+                    out.append(_parse(check))
+            out.append(stmt)
+        return out
+
+    def _reservations(self, loop: ast.For) -> list[ast.stmt]:
+        counts: dict[str, int] = {}
+        tapes: dict[str, Tape] = {}
+        for stmt in _own_statements(loop.body):
             tape = self._growable_push(stmt)
             if tape is not None:
-                check = (
-                    f"if {tape.top} == {tape.name}.shape[0]:\n    {tape.name} = grow({tape.name})"
-                )
-                out.append(_parse(check))
-            out.append(stmt)
+                counts[tape.name] = counts.get(tape.name, 0) + 1
+                tapes[tape.name] = tape
+        out = []
+        trips = f"len({ast.unparse(loop.iter)})"
+        for name, count in counts.items():
+            needed = (
+                f"{tapes[name].top} + {trips}"
+                if count == 1
+                else f"{tapes[name].top} + {count} * {trips}"
+            )
+            out.append(_parse(f"{name} = reserve({name}, {needed})"))
         return out
 
     def _growable_push(self, stmt: ast.stmt) -> Tape | None:
@@ -229,6 +251,15 @@ def placeholder(t) -> str:
 def array_type_name(t) -> str:
     """The module-level name codegen defines for the Numba type of arrays like ``t``."""
     return f"ARRAY_{t.dtype}_{t.ndim}D_{t.layout}"
+
+
+def _own_statements(block: list[ast.stmt]):
+    """Statements of ``block`` and of its ``if`` branches, not inside nested loops."""
+    for stmt in block:
+        yield stmt
+        if isinstance(stmt, ast.If):
+            yield from _own_statements(stmt.body)
+            yield from _own_statements(stmt.orelse)
 
 
 def _assigned_in(loop: ast.stmt) -> set[str]:
