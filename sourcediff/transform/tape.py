@@ -117,8 +117,8 @@ class Tapes:
             else:
                 tape = self._growable_push(stmt)
                 if tape is not None and isinstance(innermost, ast.While):
-                    check = f"if {tape.top} == {tape.name}.shape[0]:\n    {tape.name} = grow({tape.name})"
-                    out.append(_parse(check))
+                    full = f"if {tape.top} == {tape.name}.shape[0]:\n"
+                    out.append(_parse(full + f"    {tape.name} = grow({tape.name})"))
             out.append(stmt)
         return out
 
