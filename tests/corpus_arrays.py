@@ -67,7 +67,7 @@ def matrix_moments(a):
     for i in range(n):
         for j in range(m):
             s += a[i, j] * a[i, j] * (i + 1) - math.cos(a[i, j]) * j
-    return s
+    return s + a[-1, -1] * a[0, -1] - a[-2, 0]
 
 
 def end_points(x):
@@ -127,21 +127,24 @@ def local_zeros_2d(x):
     return s
 
 
-def ones_full_empty(x):
+def ones_full_empty(x, c):
     n = len(x)
     w = np.ones(n)
-    c = np.full(n, 0.5)
+    half = np.full(n, c)
     e = np.empty(n)
     g = np.full((2, n), 1.5)
     h = np.ones((n, 2))
+    q = np.empty((2, n))
     for i in range(n):
         w[i] += x[i]
-        e[i] = c[i] * w[i] * w[i]
+        e[i] = half[i] * w[i] * w[i]
         g[1, i] = g[0, i] * x[i]
         h[i, 0] = h[i, 1] + e[i]
+        q[0, i] = c * h[i, 0]
+        q[1, i] = q[0, i] * x[i]
     s = 0.0
     for i in range(n):
-        s += e[i] + g[1, i] * h[i, 0] + g[0, i]
+        s += e[i] + g[1, i] * h[i, 0] + g[0, i] + q[1, i]
     return s
 
 
@@ -202,6 +205,15 @@ def linspace_grid(x):
     s = 0.0
     for i in range(n):
         s += (x[i] - t[i]) ** 2 * (1.0 + t[i])
+    return s
+
+
+def arange_span(x0, h):
+    # Points x0, x0 + h, ..., eight of them (the stop is half a step past the last).
+    t = np.arange(x0, x0 + 7.5 * h, h)
+    s = 0.0
+    for i in range(t.shape[0]):
+        s += math.sin(t[i]) * h
     return s
 
 
@@ -950,6 +962,9 @@ _MASK1 = np.array([True, False, True, True, False, True, False])
 _MASK2 = np.array([False, True, True, False, True])
 
 
+# Cases that fail because of a known sourcediff bug: case name -> what goes wrong.
+KNOWN_BUGS: dict[str, str] = {}
+
 CASES = [
     # element reads, indices, shape queries
     Case("weighted_squares", weighted_squares, [(_uniform(1, 5),), (_uniform(2, 9),)], 0),
@@ -977,7 +992,12 @@ CASES = [
     Case("sum_of_local", sum_of_local, [(_uniform(19, 5),), (_uniform(20, 8),)], 0),
     # local arrays
     Case("local_zeros_2d", local_zeros_2d, [(_uniform(21, 4),), (_uniform(22, 6),)], 0),
-    Case("ones_full_empty", ones_full_empty, [(_uniform(23, 5),), (_uniform(24, 3),)], 0),
+    Case(
+        "ones_full_empty",
+        ones_full_empty,
+        [(_uniform(23, 5), 0.5), (_uniform(24, 3), -1.2)],
+        (0, 1),
+    ),
     Case(
         "like_constructors",
         like_constructors,
@@ -992,6 +1012,7 @@ CASES = [
         [(0.0, 2.0, 1.5), (-0.5, 1.3, 0.8), (1.0, 3.5, -2.0)],
         (0, 1, 2),
     ),
+    Case("arange_span", arange_span, [(0.3, 0.2), (-1.0, 0.35)], (0, 1)),
     Case("linspace_grid", linspace_grid, [(_uniform(31, 5),), (_uniform(32, 9),)], 0),
     # swapped buffers
     Case(
@@ -1172,6 +1193,7 @@ CASES = [
     ),
     Case("mlp_first_layer", mlp_loss, [_MLP1, _MLP2], (0, 1)),
     Case("mlp_second_layer", mlp_loss, [_MLP1, _MLP2], (2, 3)),
+    Case("mlp_all_parameters", mlp_loss, [_MLP1, _MLP2], (0, 1, 2, 3)),
     Case("softmax_cross_entropy", softmax_cross_entropy, [_SM1, _SM2], (0, 1)),
     Case("gmm_log_likelihood", gmm_log_likelihood, [_GMM1, _GMM2], (0, 1, 2, 3)),
     Case("bundle_adjustment", bundle_adjustment, [_BA1, _BA2], (0, 1)),

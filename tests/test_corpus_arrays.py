@@ -9,7 +9,7 @@ them.
 
 import numpy as np
 import pytest
-from corpus_arrays import CASES
+from corpus_arrays import CASES, KNOWN_BUGS
 from reference import array_central_difference, assert_close_arrays
 
 import sourcediff as sd
@@ -24,9 +24,6 @@ FLOAT32_ATOL = 1e-5
 # value_and_grad and grad run derivative code for the same function; they agree to rounding.
 CONSISTENCY_RTOL = 1e-9
 CONSISTENCY_ATOL = 1e-12
-
-# Known sourcediff bugs: case name -> reason. These cases are expected to fail (strict).
-KNOWN_BUGS = {}
 
 _BUILT = {}
 _REFERENCE = {}
@@ -115,6 +112,7 @@ def _check_arguments_after(args, expected_args, context):
 
 
 def _marks(case):
+    # A known bug's case must fail (strict), so that fixing the bug shows here.
     if case.name in KNOWN_BUGS:
         return [pytest.mark.xfail(strict=True, reason=KNOWN_BUGS[case.name])]
     return []
