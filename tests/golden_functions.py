@@ -2,6 +2,8 @@
 
 import math
 
+import numpy as np
+
 
 def helper(x, y):
     return x * y + math.cos(y)
@@ -38,3 +40,22 @@ def logistic(k, y0, n):
     for _ in range(n):
         y = y + dt * k * y * (1.0 - y)
     return y * y
+
+
+def heat(u0, alpha, steps):
+    n = u0.shape[0]
+    u = u0.copy()
+    v = np.zeros(n)
+    for _ in range(steps):
+        for i in range(1, n - 1):
+            v[i] = u[i] + alpha * (u[i - 1] - 2.0 * u[i] + u[i + 1])
+        v[0] = u[0]
+        v[n - 1] = u[n - 1]
+        u, v = v, u
+    return np.sum(u * u)
+
+
+def mlp_loss(w1, b1, w2, x, y):
+    h = np.tanh(w1 @ x + b1)
+    d = w2 @ h - y
+    return np.sum(d * d)

@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 
 import golden_functions as g
+import numpy as np
 import pytest
 
 import sourcediff as sd
@@ -17,6 +18,13 @@ CASES = [
     ("newton_sqrt", g.newton_sqrt, 0, (2.0,)),
     ("first_crossing", g.first_crossing, (0, 1), (0.5, 3.0)),
     ("logistic", g.logistic, (0, 1), (2.0, 0.1, 100)),
+    ("heat", g.heat, (0, 1), (np.linspace(0.0, 1.0, 8), 0.1, 10)),
+    (
+        "mlp_loss",
+        g.mlp_loss,
+        (0, 1, 2),
+        (np.ones((4, 3)), np.ones(4), np.ones((2, 4)), np.ones(3), np.ones(2)),
+    ),
 ]
 
 

@@ -361,6 +361,20 @@ class Flattener:
     def library_call(self, path: str, call_args, call_keywords, expr: ast.Call) -> ast.expr:
         """``path(args)`` for a function in the rule table, checked against its row."""
         args = [self.call_argument(a) for a in call_args]
+        axis = [k.value for k in call_keywords if k.arg == "axis"] + list(call_args[1:2])
+        if path == "np.mean" and axis:
+            # Numba has no np.mean(x, axis): a sum along the axis over the axis length.
+            total = self.new_temp()
+            sum_call = ast.Call(
+                _path_ast("np.sum"), [args[0]], [ast.keyword("axis", self.atom(axis[0]))]
+            )
+            self.assign(total, sum_call)
+            length = ast.Subscript(
+                ast.Attribute(args[0], "shape", ast.Load()), self.atom(axis[0]), ast.Load()
+            )
+            count = self.new_temp()
+            self.assign(count, length)
+            return ast.BinOp(ast.Name(total, ast.Load()), ast.Div(), ast.Name(count, ast.Load()))
         if path == "np.arange" and 1 <= len(args) < 3 and not call_keywords:
             # Always start, stop, step: each has its own derivative rule.
             args = ([ast.Constant(0)] if len(args) == 1 else []) + args

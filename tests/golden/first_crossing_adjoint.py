@@ -12,35 +12,35 @@ import numpy as np
 
 
 def first_crossing(x, limit):
-    # golden_functions.py:27: def first_crossing(x, limit):
+    # golden_functions.py:29: def first_crossing(x, limit):
     returned = False
-    # golden_functions.py:28: for i in range(1, 100):
+    # golden_functions.py:30: for i in range(1, 100):
     broke = False
     n_i = 0
     for i in range(1, 100):
         n_i = n_i + 1
         skip = False
-        # golden_functions.py:29: x = x * 1.1 + 0.01 * i
+        # golden_functions.py:31: x = x * 1.1 + 0.01 * i
         t1 = x * 1.1
         t2 = 0.01 * i
         x = t1 + t2
-        # golden_functions.py:30: if x > limit:
+        # golden_functions.py:32: if x > limit:
         t3 = x > limit
         if t3:
-            # golden_functions.py:31: return x * i
+            # golden_functions.py:33: return x * i
             result = x * i
             returned = True
             broke = True
             skip = True
-        # golden_functions.py:28: for i in range(1, 100):
+        # golden_functions.py:30: for i in range(1, 100):
         if broke:
             break
     t4 = not returned
     if t4:
-        # golden_functions.py:32: return -x
+        # golden_functions.py:34: return -x
         result = -x
         returned = True
-    # golden_functions.py:32: return -x
+    # golden_functions.py:34: return -x
     return result
 
 
@@ -49,35 +49,35 @@ def first_crossing_vjp(x, limit, first_crossing_bar):
     t3 = False
     t3_tape = np.empty(0, np.bool_)
     t3_top = 0
-    # golden_functions.py:27: def first_crossing(x, limit):
+    # golden_functions.py:29: def first_crossing(x, limit):
     returned = False
-    # golden_functions.py:28: for i in range(1, 100):
+    # golden_functions.py:30: for i in range(1, 100):
     broke = False
     n_i = 0
     t3_tape = np.empty(99, np.bool_)
     for i in range(1, 100):
         n_i = n_i + 1
         skip = False
-        # golden_functions.py:29: x = x * 1.1 + 0.01 * i
+        # golden_functions.py:31: x = x * 1.1 + 0.01 * i
         t1 = x * 1.1
         t2 = 0.01 * i
         x = t1 + t2
         t3_tape[t3_top] = t3
         t3_top += 1
-        # golden_functions.py:30: if x > limit:
+        # golden_functions.py:32: if x > limit:
         t3 = x > limit
         if t3:
-            # golden_functions.py:31: return x * i
+            # golden_functions.py:33: return x * i
             result = x * i
             returned = True
             broke = True
             skip = True
-        # golden_functions.py:28: for i in range(1, 100):
+        # golden_functions.py:30: for i in range(1, 100):
         if broke:
             break
     t4 = not returned
     if t4:
-        # golden_functions.py:32: return -x
+        # golden_functions.py:34: return -x
         result = -x
         returned = True
     value = result
@@ -86,18 +86,18 @@ def first_crossing_vjp(x, limit, first_crossing_bar):
     result_bar = 0.0
     result_bar += first_crossing_bar
     if t4:
-        # golden_functions.py:32: return -x
+        # golden_functions.py:34: return -x
         x_bar -= result_bar
         result_bar = 0.0
     for i in range(1 + (n_i - 1), 0, -1):
-        # golden_functions.py:30: if x > limit:
+        # golden_functions.py:32: if x > limit:
         if t3:
-            # golden_functions.py:31: return x * i
+            # golden_functions.py:33: return x * i
             x_bar += i * result_bar
             result_bar = 0.0
         t3_top -= 1
         t3 = t3_tape[t3_top]
-        # golden_functions.py:29: x = x * 1.1 + 0.01 * i
+        # golden_functions.py:31: x = x * 1.1 + 0.01 * i
         t1_bar = x_bar
         x_bar = 0.0
         x_bar += 1.1 * t1_bar

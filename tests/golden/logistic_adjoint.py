@@ -12,21 +12,21 @@ import numpy as np
 
 
 def logistic(k, y0, n):
-    # golden_functions.py:36: y = y0
+    # golden_functions.py:38: y = y0
     y = y0
-    # golden_functions.py:37: dt = 1e-3
+    # golden_functions.py:39: dt = 1e-3
     dt = 0.001
-    # golden_functions.py:38: for _ in range(n):
+    # golden_functions.py:40: for _ in range(n):
     n_iter = len(range(n))
     for _ in range(n):
-        # golden_functions.py:39: y = y + dt * k * y * (1.0 - y)
+        # golden_functions.py:41: y = y + dt * k * y * (1.0 - y)
         t1 = dt * k
         t2 = t1 * y
         t3 = 1.0 - y
         t4 = t2 * t3
         t5 = y + t4
         y = t5
-    # golden_functions.py:40: return y * y
+    # golden_functions.py:42: return y * y
     t6 = y * y
     return t6
 
@@ -36,15 +36,15 @@ def logistic_vjp(k, y0, n, logistic_bar):
     y = 0.0
     y_tape = np.empty(0, np.float64)
     y_top = 0
-    # golden_functions.py:36: y = y0
+    # golden_functions.py:38: y = y0
     y = y0
-    # golden_functions.py:37: dt = 1e-3
+    # golden_functions.py:39: dt = 1e-3
     dt = 0.001
-    # golden_functions.py:38: for _ in range(n):
+    # golden_functions.py:40: for _ in range(n):
     n_iter = len(range(n))
     y_tape = np.empty(n_iter, np.float64)
     for _ in range(n):
-        # golden_functions.py:39: y = y + dt * k * y * (1.0 - y)
+        # golden_functions.py:41: y = y + dt * k * y * (1.0 - y)
         t1 = dt * k
         t2 = t1 * y
         t3 = 1.0 - y
@@ -53,7 +53,7 @@ def logistic_vjp(k, y0, n, logistic_bar):
         y_tape[y_top] = y
         y_top += 1
         y = t5
-    # golden_functions.py:40: return y * y
+    # golden_functions.py:42: return y * y
     t6 = y * y
     value = t6
     # reverse sweep
@@ -64,9 +64,9 @@ def logistic_vjp(k, y0, n, logistic_bar):
     t6_bar += logistic_bar
     y_bar += y * t6_bar
     y_bar += y * t6_bar
-    # golden_functions.py:38: for _ in range(n):
+    # golden_functions.py:40: for _ in range(n):
     for _ in range(n_iter - 1, -1, -1):
-        # golden_functions.py:39: y = y + dt * k * y * (1.0 - y)
+        # golden_functions.py:41: y = y + dt * k * y * (1.0 - y)
         t5_bar = y_bar
         y_bar = 0.0
         y_top -= 1
@@ -83,6 +83,6 @@ def logistic_vjp(k, y0, n, logistic_bar):
         t1_bar = y * t2_bar
         y_bar += t1 * t2_bar
         k_bar += dt * t1_bar
-    # golden_functions.py:36: y = y0
+    # golden_functions.py:38: y = y0
     y0_bar += y_bar
     return (value, (k_bar, y0_bar))

@@ -14,14 +14,14 @@ from sourcediff.runtime import grow
 
 
 def newton_sqrt(a):
-    # golden_functions.py:21: x = a if a > 1.0 else 1.0
+    # golden_functions.py:23: x = a if a > 1.0 else 1.0
     t2 = a > 1.0
     if t2:
         t1 = a
     else:
         t1 = 1.0
     x = t1
-    # golden_functions.py:22: while abs(x * x - a) > 1e-12 * a:
+    # golden_functions.py:24: while abs(x * x - a) > 1e-12 * a:
     t3 = x * x
     t4 = t3 - a
     t5 = abs(t4)
@@ -30,17 +30,17 @@ def newton_sqrt(a):
     n_iter = 0
     while running:
         n_iter = n_iter + 1
-        # golden_functions.py:23: x = 0.5 * (x + a / x)
+        # golden_functions.py:25: x = 0.5 * (x + a / x)
         t7 = a / x
         t8 = x + t7
         x = 0.5 * t8
-        # golden_functions.py:22: while abs(x * x - a) > 1e-12 * a:
+        # golden_functions.py:24: while abs(x * x - a) > 1e-12 * a:
         t9 = x * x
         t10 = t9 - a
         t11 = abs(t10)
         t12 = 1e-12 * a
         running = t11 > t12
-    # golden_functions.py:24: return x
+    # golden_functions.py:26: return x
     return x
 
 
@@ -49,14 +49,14 @@ def newton_sqrt_vjp(a, newton_sqrt_bar):
     x = 0.0
     x_tape = np.empty(0, np.float64)
     x_top = 0
-    # golden_functions.py:21: x = a if a > 1.0 else 1.0
+    # golden_functions.py:23: x = a if a > 1.0 else 1.0
     t2 = a > 1.0
     if t2:
         t1 = a
     else:
         t1 = 1.0
     x = t1
-    # golden_functions.py:22: while abs(x * x - a) > 1e-12 * a:
+    # golden_functions.py:24: while abs(x * x - a) > 1e-12 * a:
     t3 = x * x
     t4 = t3 - a
     t5 = abs(t4)
@@ -66,7 +66,7 @@ def newton_sqrt_vjp(a, newton_sqrt_bar):
     x_tape = np.empty(16, np.float64)
     while running:
         n_iter = n_iter + 1
-        # golden_functions.py:23: x = 0.5 * (x + a / x)
+        # golden_functions.py:25: x = 0.5 * (x + a / x)
         t7 = a / x
         t8 = x + t7
         if x_top == x_tape.shape[0]:
@@ -74,7 +74,7 @@ def newton_sqrt_vjp(a, newton_sqrt_bar):
         x_tape[x_top] = x
         x_top += 1
         x = 0.5 * t8
-        # golden_functions.py:22: while abs(x * x - a) > 1e-12 * a:
+        # golden_functions.py:24: while abs(x * x - a) > 1e-12 * a:
         t9 = x * x
         t10 = t9 - a
         t11 = abs(t10)
@@ -87,7 +87,7 @@ def newton_sqrt_vjp(a, newton_sqrt_bar):
     x_bar = 0.0
     x_bar += newton_sqrt_bar
     for _ in range(n_iter):
-        # golden_functions.py:23: x = 0.5 * (x + a / x)
+        # golden_functions.py:25: x = 0.5 * (x + a / x)
         t8_bar = 0.5 * x_bar
         x_bar = 0.0
         x_top -= 1
@@ -97,7 +97,7 @@ def newton_sqrt_vjp(a, newton_sqrt_bar):
         t7 = a / x
         a_bar += 1.0 / x * t7_bar
         x_bar += -t7 / x * t7_bar
-    # golden_functions.py:21: x = a if a > 1.0 else 1.0
+    # golden_functions.py:23: x = a if a > 1.0 else 1.0
     t1_bar += x_bar
     if t2:
         a_bar += t1_bar

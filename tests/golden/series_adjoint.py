@@ -12,31 +12,31 @@ import numpy as np
 
 
 def series(x, y, n):
-    # golden_functions.py:11: s = 0.0
+    # golden_functions.py:13: s = 0.0
     s = 0.0
-    # golden_functions.py:12: for i in range(n):
+    # golden_functions.py:14: for i in range(n):
     n_i = len(range(n))
     for i in range(n):
-        # golden_functions.py:13: if s < 3.0:
+        # golden_functions.py:15: if s < 3.0:
         t1 = s < 3.0
         if t1:
-            # golden_functions.py:14: s += math.sin(x * i) * y
+            # golden_functions.py:16: s += math.sin(x * i) * y
             t2 = x * i
             t3 = math.sin(t2)
             t4 = t3 * y
             t5 = s + t4
             s = t5
         else:
-            # golden_functions.py:16: s = s * 0.5 + helper(x, y)
+            # golden_functions.py:18: s = s * 0.5 + helper(x, y)
             t6 = s * 0.5
-            # golden_functions.py:7: return x * y + math.cos(y)
+            # golden_functions.py:9: return x * y + math.cos(y)
             t8 = x * y
             t9 = math.cos(y)
             t10 = t8 + t9
-            # golden_functions.py:16: s = s * 0.5 + helper(x, y)
+            # golden_functions.py:18: s = s * 0.5 + helper(x, y)
             t7 = t10
             s = t6 + t7
-    # golden_functions.py:17: return s
+    # golden_functions.py:19: return s
     return s
 
 
@@ -48,19 +48,19 @@ def series_vjp(x, y, n, series_bar):
     t1_top = 0
     t3_tape = np.empty(0, np.float64)
     t3_top = 0
-    # golden_functions.py:11: s = 0.0
+    # golden_functions.py:13: s = 0.0
     s = 0.0
-    # golden_functions.py:12: for i in range(n):
+    # golden_functions.py:14: for i in range(n):
     n_i = len(range(n))
     t1_tape = np.empty(n_i, np.bool_)
     t3_tape = np.empty(n_i, np.float64)
     for i in range(n):
         t1_tape[t1_top] = t1
         t1_top += 1
-        # golden_functions.py:13: if s < 3.0:
+        # golden_functions.py:15: if s < 3.0:
         t1 = s < 3.0
         if t1:
-            # golden_functions.py:14: s += math.sin(x * i) * y
+            # golden_functions.py:16: s += math.sin(x * i) * y
             t2 = x * i
             t3_tape[t3_top] = t3
             t3_top += 1
@@ -69,13 +69,13 @@ def series_vjp(x, y, n, series_bar):
             t5 = s + t4
             s = t5
         else:
-            # golden_functions.py:16: s = s * 0.5 + helper(x, y)
+            # golden_functions.py:18: s = s * 0.5 + helper(x, y)
             t6 = s * 0.5
-            # golden_functions.py:7: return x * y + math.cos(y)
+            # golden_functions.py:9: return x * y + math.cos(y)
             t8 = x * y
             t9 = math.cos(y)
             t10 = t8 + t9
-            # golden_functions.py:16: s = s * 0.5 + helper(x, y)
+            # golden_functions.py:18: s = s * 0.5 + helper(x, y)
             t7 = t10
             s = t6 + t7
     value = s
@@ -85,9 +85,9 @@ def series_vjp(x, y, n, series_bar):
     s_bar = 0.0
     s_bar += series_bar
     for i in range(n_i - 1, -1, -1):
-        # golden_functions.py:13: if s < 3.0:
+        # golden_functions.py:15: if s < 3.0:
         if t1:
-            # golden_functions.py:14: s += math.sin(x * i) * y
+            # golden_functions.py:16: s += math.sin(x * i) * y
             t5_bar = s_bar
             s_bar = 0.0
             s_bar += t5_bar
@@ -100,18 +100,18 @@ def series_vjp(x, y, n, series_bar):
             t3 = t3_tape[t3_top]
             x_bar += i * t2_bar
         else:
-            # golden_functions.py:16: s = s * 0.5 + helper(x, y)
+            # golden_functions.py:18: s = s * 0.5 + helper(x, y)
             t6_bar = s_bar
             t7_bar = s_bar
             s_bar = 0.0
             t10_bar = t7_bar
-            # golden_functions.py:7: return x * y + math.cos(y)
+            # golden_functions.py:9: return x * y + math.cos(y)
             t8_bar = t10_bar
             t9_bar = t10_bar
             y_bar += -math.sin(y) * t9_bar
             x_bar += y * t8_bar
             y_bar += x * t8_bar
-            # golden_functions.py:16: s = s * 0.5 + helper(x, y)
+            # golden_functions.py:18: s = s * 0.5 + helper(x, y)
             s_bar += 0.5 * t6_bar
         t1_top -= 1
         t1 = t1_tape[t1_top]
