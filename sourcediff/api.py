@@ -374,8 +374,8 @@ def adjoint_source(func, argnums=0, policy="auto", *, args=None) -> str:
         if not guessed:
             raise
         raise TypeInferenceError(
-            f"{exc.reason}. Without args= every parameter is taken to be a float; pass "
-            "example arguments, e.g. sd.adjoint_source(f, args=(x, n))",
+            f"{exc.reason}. Without args= the argument types were guessed from how the "
+            "function uses them; pass example arguments, e.g. sd.adjoint_source(f, args=(x, n))",
             exc.filename,
             exc.lineno,
         ) from None
@@ -384,5 +384,50 @@ def adjoint_source(func, argnums=0, policy="auto", *, args=None) -> str:
 
 
 def _example_args(transformed: _Transformed) -> tuple:
+    """Plausible arguments for showing a derivative when the user gives none.
+
+    Defaults keep their value; a parameter that is indexed (``x[i, j]``) or asked
+    for its shape becomes a float array of that rank; one used as a ``range``
+    bound or as an index becomes the int 4; everything else is a float.
+    """
     defaults = transformed.parsed.defaults
-    return tuple(defaults.get(p, 1.0) for p in transformed.params)
+    uses = _parameter_uses(transformed.parsed.node)
+    example = []
+    for param in transformed.params:
+        if param in defaults:
+            example.append(defaults[param])
+        elif uses.get(param, ("float",))[0] == "array":
+            example.append(
+                np.linspace(0.1, 0.9, 4 ** uses[param][1]).reshape((4,) * uses[param][1])
+            )
+        elif uses.get(param, ("float",))[0] == "int":
+            example.append(4)
+        else:
+            example.append(0.5)
+    return tuple(example)
+
+
+def _parameter_uses(node) -> dict:
+    import ast
+
+    uses: dict = {}
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Subscript) and isinstance(sub.value, ast.Name):
+            index = sub.slice
+            rank = len(index.elts) if isinstance(index, ast.Tuple) else 1
+            uses[sub.value.id] = ("array", max(rank, uses.get(sub.value.id, ("", 0))[1]))
+        elif isinstance(sub, ast.Attribute) and isinstance(sub.value, ast.Name):
+            if sub.value.id not in uses and sub.value.id not in ("np", "numpy", "math"):
+                uses[sub.value.id] = ("array", 1)  # x.shape, x.copy(), x.T, ...
+        elif isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name):
+            if sub.func.id == "range":
+                for arg in sub.args:
+                    for name in ast.walk(arg):
+                        if isinstance(name, ast.Name) and name.id not in uses:
+                            uses[name.id] = ("int", 0)
+            if sub.func.id == "len" and sub.args and isinstance(sub.args[0], ast.Name):
+                uses.setdefault(sub.args[0].id, ("array", 1))
+        if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute):
+            if sub.func.attr.endswith("_like") and sub.args and isinstance(sub.args[0], ast.Name):
+                uses.setdefault(sub.args[0].id, ("array", 1))
+    return uses
