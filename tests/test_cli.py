@@ -1,0 +1,39 @@
+"""``python -m sourcediff show FILE:FUNC`` prints the generated derivative."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _show(*arguments):
+    env = dict(os.environ)
+    return subprocess.run(
+        [sys.executable, "-m", "sourcediff", "show", *arguments],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+
+
+def test_show_prints_the_adjoint_of_an_example():
+    result = _show("examples/heat.py:simulate", "--wrt", "u0,alpha")
+    assert result.returncode == 0, result.stderr
+    assert "def simulate_vjp(u0, alpha, steps, simulate_bar):" in result.stdout
+    assert "u0_bar" in result.stdout and "alpha_bar" in result.stdout
+    assert "# heat.py:" in result.stdout
+
+
+def test_show_with_explicit_example_arguments():
+    result = _show("examples/quickstart.py:f", "--wrt", "y", "--args", "1.5, 0.3, 10")
+    assert result.returncode == 0, result.stderr
+    assert "return (value, (y_bar,))" in result.stdout
+
+
+def test_show_reports_a_missing_function():
+    result = _show("examples/heat.py:nope")
+    assert result.returncode != 0
+    assert "nope" in result.stderr
