@@ -109,3 +109,52 @@ def test_max_and_min_send_the_derivative_to_the_first_tie():
 
     grad = sd.grad(tied, jit=False)(np.array([2.0, 5.0, 1.0, 5.0, 1.0]))
     np.testing.assert_array_equal(grad, [0.0, 1.0, -1.0, 0.0, 0.0])
+
+
+def region_writes(v, w):
+    out = np.zeros_like(v)
+    out[:] = v * w
+    out[1:-1] = out[1:-1] + 2.0 * v[:-2] * w[2:]
+    out[::2] *= 3.0
+    return np.sum(out * out)
+
+
+def whole_array_update(x, y, steps):
+    for _ in range(steps):
+        x += 0.1 * np.sin(y) * x
+        y -= 0.05 * x
+    return np.sum(x * y)
+
+
+def row_writes(m, v):
+    out = np.zeros((m.shape[0], v.shape[0]))
+    for i in range(m.shape[0]):
+        out[i, :] = m[i, 0] * v
+    out[:, 0] = m[:, 1] ** 2
+    return np.sum(out * out)
+
+
+WRITE_CASES = [
+    (region_writes, (V, W), (0, 1)),
+    (whole_array_update, (V, W, 3), (0, 1)),
+    (row_writes, (M, V), (0, 1)),
+]
+
+
+@pytest.mark.parametrize("jit", [False, True], ids=["py", "jit"])
+@pytest.mark.parametrize(
+    ("func", "args", "argnums"), WRITE_CASES, ids=[c[0].__name__ for c in WRITE_CASES]
+)
+def test_array_writes_against_finite_differences(func, args, argnums, jit):
+    sd.check_grad(func, *args, argnums=argnums, rtol=1e-6, atol=1e-8, jit=jit)
+
+
+@pytest.mark.parametrize("jit", [False, True], ids=["py", "jit"])
+def test_in_place_updates_leave_the_caller_arrays_as_the_primal_does(jit):
+    x, y = V.copy(), W.copy()
+    gx, gy = sd.grad(whole_array_update, argnums=(0, 1), jit=jit)(x, y, 3)
+    x_ref, y_ref = V.copy(), W.copy()
+    whole_array_update(x_ref, y_ref, 3)
+    np.testing.assert_array_equal(x, x_ref)
+    np.testing.assert_array_equal(y, y_ref)
+    assert gx.shape == V.shape and gy.dtype == W.dtype
