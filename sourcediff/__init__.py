@@ -11,12 +11,14 @@ from .errors import (
     UnsupportedCallError,
     UnsupportedSyntaxError,
 )
+from .policy import Checkpoint
 from .testing import check_grad
 
 __version__ = "0.1.0"
 
 __all__ = [
     "ArgumentError",
+    "Checkpoint",
     "SourceDiffError",
     "TypeInferenceError",
     "UnsupportedCallError",

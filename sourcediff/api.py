@@ -16,8 +16,7 @@ import numpy as np
 
 from . import pipeline
 from .errors import ArgumentError, TypeInferenceError
-
-POLICIES = ("auto", "store")
+from .policy import check_policy
 
 
 def _normalize_argnums(argnums) -> tuple[tuple[int, ...], bool]:
@@ -31,19 +30,13 @@ def _normalize_argnums(argnums) -> tuple[tuple[int, ...], bool]:
     return argnums, False
 
 
-def _check_policy(policy) -> str:
-    if policy not in POLICIES:
-        raise ArgumentError(f"policy must be one of {POLICIES}, got {policy!r}")
-    return policy
-
-
 class _Transformed:
     """Common machinery: argument binding, type signatures, per-signature builds."""
 
     def __init__(self, func, argnums=0, policy="auto", jit=True):
         self.func = func
         self.argnums, self.single = _normalize_argnums(argnums)
-        self.policy = _check_policy(policy)
+        self.policy = check_policy(policy)
         self.jit = jit
         self.parsed = pipeline.parse(func)
         self.params = [a.arg for a in self.parsed.node.args.args]

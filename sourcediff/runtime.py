@@ -233,6 +233,7 @@ def _inplace_update(target, value):
 
 HELPERS = (
     "inplace_update",
+    "revolve_actions",
     "grow",
     "reserve",
     "sum_to",
@@ -242,3 +243,113 @@ HELPERS = (
     "first_extreme_mask",
     "norm",
 )
+
+
+ADVANCE, TAKESHOT, RESTORE, REVERSE = 0, 1, 2, 3
+
+
+@numba.njit(cache=True)
+def _beta(snapshots, repetitions):
+    """How many steps ``snapshots`` states reverse with ``repetitions`` re-runs: C(s+t, s)."""
+    result = 1
+    for k in range(1, snapshots + 1):
+        result = result * (repetitions + k) // k
+        if result > 2**60:
+            return 2**60
+    return result
+
+
+@numba.njit(cache=True)
+def _split(length, free):
+    """Where binomial checkpointing places the next snapshot in a range of ``length`` steps."""
+    repetitions = 0
+    while _beta(free, repetitions) < length:
+        repetitions += 1
+    right = min(_beta(free - 1, repetitions), length - 1)
+    return max(1, length - right)
+
+
+@numba.njit(cache=True)
+def revolve_actions(steps, snapshots):
+    """The binomial (revolve) schedule reversing ``steps`` loop iterations.
+
+    Rows are ``(action, a, b)``: ``ADVANCE`` iterations ``a..b-1`` of the primal,
+    ``TAKESHOT``/``RESTORE`` slot ``a``, ``REVERSE`` iteration ``a`` (its forward
+    part then its reverse part). Slot 0 holds the loop's entry state; at most
+    ``snapshots`` slots are used at once.
+    """
+    actions = np.empty((16, 3), np.int64)
+    count = 0
+    # Frames of the recursion reverse(a, b, slot of a, free slots, stage).
+    stack = np.empty((16, 5), np.int64)
+    depth = 0
+    if steps <= 0:
+        return actions[:0]
+    stack[0, 0], stack[0, 1], stack[0, 2], stack[0, 3], stack[0, 4] = 0, steps, 0, snapshots - 1, 0
+    depth = 1
+    actions[0, 0], actions[0, 1], actions[0, 2] = RESTORE, 0, 0
+    count = 1
+    while depth > 0:
+        a, b, slot, free, stage = stack[depth - 1]
+        if count + steps + 4 > actions.shape[0]:
+            bigger = np.empty((2 * actions.shape[0] + steps + 4, 3), np.int64)
+            bigger[:count] = actions[:count]
+            actions = bigger
+        if depth + 2 > stack.shape[0]:
+            deeper = np.empty((2 * stack.shape[0], 5), np.int64)
+            deeper[:depth] = stack[:depth]
+            stack = deeper
+        if stage == 1:
+            # The right part is reversed; restore this range's start and do the left part.
+            # Re-enter as the fresh range [a, middle) (b holds middle in a stage-1 frame).
+            actions[count, 0], actions[count, 1], actions[count, 2] = RESTORE, slot, a
+            count += 1
+            stack[depth - 1, 4] = 0
+            continue
+        depth -= 1
+        if b - a == 1:
+            actions[count, 0], actions[count, 1], actions[count, 2] = REVERSE, a, 0
+            count += 1
+            continue
+        if free == 0:
+            for j in range(b - 1, a - 1, -1):
+                if j != b - 1:
+                    actions[count, 0], actions[count, 1], actions[count, 2] = RESTORE, slot, a
+                    count += 1
+                if j > a:
+                    actions[count, 0], actions[count, 1], actions[count, 2] = ADVANCE, a, j
+                    count += 1
+                actions[count, 0], actions[count, 1], actions[count, 2] = REVERSE, j, 0
+                count += 1
+                if count + steps + 4 > actions.shape[0]:
+                    bigger = np.empty((2 * actions.shape[0] + steps + 4, 3), np.int64)
+                    bigger[:count] = actions[:count]
+                    actions = bigger
+            continue
+        middle = a + _split(b - a, free)
+        new_slot = slot + 1
+        actions[count, 0], actions[count, 1], actions[count, 2] = ADVANCE, a, middle
+        actions[count + 1, 0], actions[count + 1, 1], actions[count + 1, 2] = (
+            TAKESHOT,
+            new_slot,
+            middle,
+        )
+        count += 2
+        # After the right part [middle, b) comes stage 1 of this range (left part).
+        stack[depth, 0], stack[depth, 1], stack[depth, 2], stack[depth, 3], stack[depth, 4] = (
+            a,
+            middle,
+            slot,
+            free,
+            1,
+        )
+        depth += 1
+        stack[depth, 0], stack[depth, 1], stack[depth, 2], stack[depth, 3], stack[depth, 4] = (
+            middle,
+            b,
+            new_slot,
+            free - 1,
+            0,
+        )
+        depth += 1
+    return actions[:count]

@@ -24,10 +24,13 @@ import copy
 from dataclasses import dataclass
 
 from .. import ir, rules
+from ..analysis.liveness import iteration_state
 from ..analysis.recompute import names_read
 from ..analysis.recording import Recording
 from ..codegen import Comment
 from ..normalize import NormalizedFunction
+from ..policy import loop_mode
+from .checkpoint import IterationState, checkpoint_loop, recompute_loop, without_exit
 from .cleanup import drop_dead_adjoint_stores
 from .simplify import simplify
 from .tape import Tapes, is_region, placeholder, readable
@@ -35,10 +38,11 @@ from .tape import Tapes, is_region, placeholder, readable
 
 @dataclass
 class AdjointSpec:
-    """What to differentiate: the names of the inputs and the adjoint function's name."""
+    """What to differentiate: the names of the inputs, the adjoint function's name, the policy."""
 
     wrt: list[str]
     name: str
+    policy: object = "store"
 
 
 def _parse(source: str) -> ast.stmt:
@@ -52,7 +56,9 @@ def _name(name: str) -> ast.Name:
 class ReverseBuilder:
     """Builds the adjoint function of one normalized function."""
 
-    def __init__(self, nf: NormalizedFunction, types, active: set[str], rec: Recording, recomputed):
+    def __init__(self, nf: NormalizedFunction, types, active, rec: Recording, recomputed, policy):
+        self.policy = policy
+        self.extra_prologue: list[ast.stmt] = []
         self.recomputed = recomputed
         self.nf = nf
         self.types = types
@@ -248,6 +254,9 @@ class ReverseBuilder:
         return [fwd], [_located(ast.If(stmt.test, body_r, else_r), stmt)]
 
     def loop(self, loop, reverse_header):
+        outermost_for = not self.loops and isinstance(loop, ast.For)
+        if outermost_for and loop_mode(self.policy) != "store" and self.rec.works(loop):
+            return self.iteration_loop(loop)
         self.loops.append(loop)
         body_f, body_r = self.block(loop.body)
         self.loops.pop()
@@ -258,6 +267,29 @@ class ReverseBuilder:
         if not self.rec.works(loop) or not body_r:
             return fwd, []
         return fwd, [_located(reverse_header(loop, body_r), loop)]
+
+    def iteration_loop(self, loop: ast.For) -> tuple[list[ast.stmt], list[ast.stmt]]:
+        """An outermost loop reversed by re-running iterations (recompute, checkpoint)."""
+        saved, self.loops = self.loops, []  # records of one iteration live for one iteration
+        body_f, body_r = self.block(without_exit(loop.body))
+        self.loops = saved
+        self.tapes.finish_pushes(body_f)
+        every_name = {n.id for n in ast.walk(self.nf.node) if isinstance(n, ast.Name)}
+        mode = loop_mode(self.policy)
+        stem = "states" if mode == "recompute" else "snapshots"
+        state = IterationState(iteration_state(loop, every_name), self.types, self.namer, stem)
+        self.extra_prologue += state.prologue()
+        count = self.nf.counters[loop].name
+        if mode == "recompute":
+            fwd, restore = recompute_loop(loop, loop.body, state, count)
+            body = restore + body_f + body_r
+            return [_located(s, loop) for s in fwd], [
+                _located(self.for_reverse_header(loop, body), loop)
+            ]
+        fwd, rev = checkpoint_loop(
+            loop, loop.body, body_f, body_r, state, count, self.policy.snapshots, self.namer
+        )
+        return [_located(s, loop) for s in fwd], [_located(s, loop) for s in rev]
 
     def for_reverse_header(self, loop: ast.For, body: list[ast.stmt]) -> ast.For:
         args = loop.iter.args
@@ -289,7 +321,8 @@ class ReverseBuilder:
         value = self.namer.fresh("value")
         atoms = ret.value.elts if isinstance(ret.value, ast.Tuple) else [ret.value]
         copies, write_back = self.private_copies()
-        out = [Comment("forward sweep")] + copies + self.tapes.prologue() + self.array_dummies()
+        prologue = self.tapes.prologue() + self.extra_prologue + self.array_dummies()
+        out = [Comment("forward sweep")] + copies + prologue
         out += fwd + write_back
         out.append(_parse(f"{value} = {ast.unparse(ret.value)}"))
         out.append(Comment("reverse sweep"))
@@ -418,4 +451,5 @@ def _single_use_temps(body: list[ast.stmt], temps: set[str], active: set[str]) -
 
 def build_adjoint(nf, types, active, recording, recomputed, spec: AdjointSpec, outputs: int):
     """The adjoint (vector-Jacobian product) function of ``nf`` as an AST."""
-    return ReverseBuilder(nf, types, active, recording, recomputed).build(spec, outputs)
+    builder = ReverseBuilder(nf, types, active, recording, recomputed, spec.policy)
+    return builder.build(spec, outputs)
