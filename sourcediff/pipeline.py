@@ -125,7 +125,10 @@ def build_adjoint_module(parsed: ParsedFunction, request: Request) -> Built:
         if recomputes_temporaries(request.policy):
             recomputed = choose_recomputed(nf.node, nf.temps, active, reverse_reads)
         arrays = {n for n, t in types.variables.items() if t.kind == "array"}
-        recording = analyze_recording(nf.node, active, nf.counters, nf.filename, recomputed, arrays)
+        rerun = loop_mode(request.policy) != "store"
+        recording = analyze_recording(
+            nf.node, active, nf.counters, nf.filename, recomputed, arrays, rerun
+        )
     _dump(
         "activity",
         f"active: {sorted(active)}\nreverse reads: {sorted(recording.reads)}\n"

@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 
 from .. import ir, rules
 from ..errors import SourceDiffError
+from . import liveness
+from .recompute import names_read
 
 
 @dataclass
@@ -73,9 +75,7 @@ def expand_recomputed(names: set[str], recomputed: dict) -> set[str]:
     while stack:
         name = stack.pop()
         if name in recomputed:
-            stack += [
-                a.id for a in rules.operands(recomputed[name].value) if isinstance(a, ast.Name)
-            ]
+            stack += sorted(names_read(recomputed[name].value))
         else:
             out.add(name)
     return out
@@ -93,7 +93,9 @@ def loop_reads(loop: ast.stmt, counters: dict) -> set[str]:
 
 
 class _Analysis:
-    def __init__(self, node, active, counters, filename: str, recomputed: dict, arrays: set[str]):
+    def __init__(self, node, active, counters, filename, recomputed, arrays, rerun_outermost):
+        self.rerun_outermost = rerun_outermost
+        self.depth = 0
         self.recomputed = recomputed
         self.arrays = arrays
         self.node = node
@@ -154,15 +156,22 @@ class _Analysis:
                 self.filename,
                 loop.lineno,
             )
+        rerun = self.rerun_outermost and self.depth == 0 and isinstance(loop, ast.For)
         entry = set(live)
+        self.depth += 1
         while True:
             out = self.block(loop.body, set(entry)) - ({target} if target else set())
             if out <= entry:
                 break
             entry |= out
+        self.depth -= 1
         exit_live = entry | out
         if self.result.works(loop):
             reads = loop_reads(loop, self.counters)
+            if rerun:
+                # Its iterations are re-run in the reverse sweep: everything they read from
+                # outside must still hold its value then.
+                reads |= liveness.block(loop.body, set()) - {target}
             self.result.reads |= reads
             exit_live |= reads
         return exit_live
@@ -188,10 +197,17 @@ class _Analysis:
         return any_work
 
 
-def analyze_recording(node, active, counters, filename, recomputed=None, arrays=()) -> Recording:
+def analyze_recording(
+    node, active, counters, filename, recomputed=None, arrays=(), rerun_outermost=False
+) -> Recording:
     """Run the to-be-recorded analysis on a normalized function (see module docstring).
 
     ``recomputed`` maps temporaries the reverse sweep recomputes to their
-    definitions; their readers read the operands instead.
+    definitions; their readers read the operands instead. With
+    ``rerun_outermost`` the outermost ``for`` loops are reversed by re-running
+    their iterations (recompute and checkpoint policies).
     """
-    return _Analysis(node, active, counters, filename, recomputed or {}, set(arrays)).run()
+    analysis = _Analysis(
+        node, active, counters, filename, recomputed or {}, set(arrays), rerun_outermost
+    )
+    return analysis.run()

@@ -35,19 +35,22 @@ def _parse(source: str) -> list[ast.stmt]:
 class IterationState:
     """How to save and restore the entry state of one loop's iterations."""
 
-    def __init__(self, names: list[str], types, namer: Namer, stem: str):
+    def __init__(self, names: list[str], types, namer: Namer, stem: str, params=()):
+        self.params = set(params)
         self.names = names
         self.types = types
         self.arrays = [n for n in names if types[n].kind == "array"]
         self.scalars = [n for n in names if n not in self.arrays]
         self.store = {n: namer.fresh(f"{n}_{stem}") for n in names}
+        self.entry = {n: namer.fresh(f"{n}_at_entry") for n in names}
         self.top = namer.fresh(f"{stem}_top")
 
     def prologue(self) -> list[ast.stmt]:
         """Defines every state variable and an empty store for each."""
         out = []
         for name in self.names:
-            out += _parse(f"{name} = {placeholder(self.types[name])}")
+            if name not in self.params:  # the first record may come before the first assignment
+                out += _parse(f"{name} = {placeholder(self.types[name])}")
         for name in self.scalars:
             out += _parse(f"{self.store[name]} = np.empty(0, np.{_dtype(self.types[name])})")
         for name in self.arrays:
@@ -82,13 +85,23 @@ class IterationState:
             )
         return out
 
+    def take_entry(self) -> list[ast.stmt]:
+        """Keep the loop's entry state aside (restored after its reverse loop)."""
+        out = [_parse(f"{self.entry[n]} = {n}")[0] for n in self.scalars]
+        return out + [_parse(f"{self.entry[n]} = {n}.copy()")[0] for n in self.arrays]
+
+    def restore_entry(self) -> list[ast.stmt]:
+        return [_parse(f"{n} = {self.entry[n]}")[0] for n in self.names]
+
     def restore(self, slot: str) -> list[ast.stmt]:
         out = [_parse(f"{n} = {self.store[n]}[{slot}]")[0] for n in self.scalars]
         return out + [_parse(f"{n} = {self.store[n]}[{slot}].copy()")[0] for n in self.arrays]
 
 
 def _dtype(t) -> str:
-    return {"float": "float64", "int": "int64", "bool": "bool_"}.get(t.kind, t.dtype or "float64")
+    if t.kind == "float":
+        return t.dtype or "float64"
+    return {"int": "int64", "bool": "bool_"}.get(t.kind, t.dtype or "float64")
 
 
 def _contiguous(t):
@@ -106,10 +119,13 @@ def iteration_index(loop: ast.For, it: str) -> ast.stmt:
 
 
 def recompute_loop(loop: ast.For, primal_body, state: IterationState, count: str):
-    """Forward loop recording entry states, and the reverse body prefix restoring them."""
+    """Forward loop recording entry states; the reverse body prefix restoring one; and
+    what restores the loop's entry state once the reverse loop is done."""
     forward = copy.copy(loop)
     forward.body = state.push() + primal_body
-    return state.allocate(f"len({ast.unparse(loop.iter)})") + [forward], state.pop()
+    capacity = f"len({ast.unparse(loop.iter)})"
+    entry = state.allocate(capacity) + state.take_entry()
+    return entry + [forward], state.pop(), state.restore_entry()
 
 
 def checkpoint_loop(loop, primal_body, body_f, body_r, state, count, snapshots, namer):
@@ -140,13 +156,15 @@ def checkpoint_loop(loop, primal_body, body_f, body_r, state, count, snapshots, 
         ],
     )
     schedule = _parse(f"{actions} = revolve_actions({count}, {snapshots})")
+    # The last reversed iteration re-ran; the code before the loop needs its entry state.
+    after = state.restore("0")
     driver = ast.For(
         ast.Name(a, ast.Store()),
         ast.parse(f"range({actions}.shape[0])", mode="eval").body,
         _parse(f"{kind} = {actions}[{a}, 0]") + [dispatch],
         [],
     )
-    return entry + [forward], schedule + [driver]
+    return entry + [forward], schedule + [driver] + after
 
 
 def _without_exit(body: list[ast.stmt]) -> list[ast.stmt]:

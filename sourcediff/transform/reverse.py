@@ -58,6 +58,7 @@ class ReverseBuilder:
 
     def __init__(self, nf: NormalizedFunction, types, active, rec: Recording, recomputed, policy):
         self.policy = policy
+        self.rerun = False  # inside a loop whose iterations are re-run (recompute, checkpoint)
         self.extra_prologue: list[ast.stmt] = []
         self.recomputed = recomputed
         self.nf = nf
@@ -254,7 +255,7 @@ class ReverseBuilder:
         return [fwd], [_located(ast.If(stmt.test, body_r, else_r), stmt)]
 
     def loop(self, loop, reverse_header):
-        outermost_for = not self.loops and isinstance(loop, ast.For)
+        outermost_for = not self.loops and not self.rerun and isinstance(loop, ast.For)
         if outermost_for and loop_mode(self.policy) != "store" and self.rec.works(loop):
             return self.iteration_loop(loop)
         self.loops.append(loop)
@@ -271,21 +272,21 @@ class ReverseBuilder:
     def iteration_loop(self, loop: ast.For) -> tuple[list[ast.stmt], list[ast.stmt]]:
         """An outermost loop reversed by re-running iterations (recompute, checkpoint)."""
         saved, self.loops = self.loops, []  # records of one iteration live for one iteration
+        self.rerun = True
         body_f, body_r = self.block(without_exit(loop.body))
-        self.loops = saved
+        self.loops, self.rerun = saved, False
         self.tapes.finish_pushes(body_f)
         every_name = {n.id for n in ast.walk(self.nf.node) if isinstance(n, ast.Name)}
         mode = loop_mode(self.policy)
         stem = "states" if mode == "recompute" else "snapshots"
-        state = IterationState(iteration_state(loop, every_name), self.types, self.namer, stem)
+        names = iteration_state(loop, every_name)
+        state = IterationState(names, self.types, self.namer, stem, self.nf.params)
         self.extra_prologue += state.prologue()
         count = self.nf.counters[loop].name
         if mode == "recompute":
-            fwd, restore = recompute_loop(loop, loop.body, state, count)
-            body = restore + body_f + body_r
-            return [_located(s, loop) for s in fwd], [
-                _located(self.for_reverse_header(loop, body), loop)
-            ]
+            fwd, restore, entry = recompute_loop(loop, loop.body, state, count)
+            reverse = self.for_reverse_header(loop, restore + body_f + body_r)
+            return [_located(s, loop) for s in fwd], [_located(s, loop) for s in [reverse] + entry]
         fwd, rev = checkpoint_loop(
             loop, loop.body, body_f, body_r, state, count, self.policy.snapshots, self.namer
         )

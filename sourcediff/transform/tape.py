@@ -245,6 +245,8 @@ def placeholder(t) -> str:
     """A value of type ``t`` to define a variable before its first real assignment."""
     if t.kind == "array":
         return f"np.empty(({'0, ' * t.ndim}), np.{t.dtype})"
+    if t.kind == "float" and t.dtype not in ("", "float64"):
+        return f"np.{t.dtype}(0.0)"  # keeps the variable's precision
     return ZEROS.get(t.kind, "0.0")
 
 
