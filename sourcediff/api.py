@@ -16,7 +16,7 @@ import numpy as np
 
 from . import pipeline
 from .errors import ArgumentError, TypeInferenceError
-from .policy import check_policy
+from .policy import budget_for, check_policy
 
 
 def _normalize_argnums(argnums) -> tuple[tuple[int, ...], bool]:
@@ -103,7 +103,9 @@ class _Transformed:
         found = self.specializations.get(key)
         if found is None:
             self.check_differentiable(args)
-            request = pipeline.Request(self.argnums, self.policy, self.arg_types(args))
+            request = pipeline.Request(
+                self.argnums, self.policy, self.arg_types(args), budget_for(self.policy)
+            )
             built = pipeline.build_adjoint_module(self.parsed, request)
             found = (built, pipeline.load(built, built.adjoint, self.jit))
             self.specializations[key] = found
@@ -360,7 +362,9 @@ def adjoint_source(func, argnums=0, policy="auto", *, args=None) -> str:
     if guessed:
         args = _example_args(transformed)
     args = transformed.bind(tuple(args), {})
-    request = pipeline.Request(transformed.argnums, policy, transformed.arg_types(args))
+    request = pipeline.Request(
+        transformed.argnums, policy, transformed.arg_types(args), budget_for(policy)
+    )
     try:
         built = pipeline.build_adjoint_module(transformed.parsed, request)
     except TypeInferenceError as exc:

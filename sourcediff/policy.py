@@ -16,11 +16,13 @@ policies store their records (documented fallback, never wrong).
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 from .errors import ArgumentError
 
 DEFAULT_MEMORY_BUDGET = 512 * 2**20
+UNITS = {"": 1, "K": 2**10, "M": 2**20, "G": 2**30}
 
 
 @dataclass(frozen=True)
@@ -53,3 +55,24 @@ def loop_mode(policy) -> str:
 def recomputes_temporaries(policy) -> bool:
     """Whether cheap temporaries are recomputed rather than stored."""
     return policy != "store"
+
+
+def memory_budget() -> int:
+    """Bytes of record above which policy "auto" checkpoints a loop.
+
+    ``SOURCEDIFF_MEMORY_BUDGET`` sets it (``512M``, ``2G``, or plain bytes);
+    the default is 512 MiB.
+    """
+    text = os.environ.get("SOURCEDIFF_MEMORY_BUDGET", "").strip().upper().rstrip("B")
+    if not text:
+        return DEFAULT_MEMORY_BUDGET
+    unit = text[-1] if text[-1] in UNITS else ""
+    try:
+        return int(float(text[: len(text) - len(unit)]) * UNITS[unit])
+    except ValueError:
+        raise ArgumentError(f"SOURCEDIFF_MEMORY_BUDGET={text!r} is not a size like 512M") from None
+
+
+def budget_for(policy) -> int:
+    """The memory budget that applies to ``policy`` (only "auto" has one)."""
+    return memory_budget() if policy == "auto" else 0

@@ -14,23 +14,27 @@ import sourcediff as sd
 
 GOLDEN = Path(__file__).parent / "golden"
 CASES = [
-    ("series", g.series, (0, 1), (1.5, 0.3, 10)),
-    ("newton_sqrt", g.newton_sqrt, 0, (2.0,)),
-    ("first_crossing", g.first_crossing, (0, 1), (0.5, 3.0)),
-    ("logistic", g.logistic, (0, 1), (2.0, 0.1, 100)),
-    ("heat", g.heat, (0, 1), (np.linspace(0.0, 1.0, 8), 0.1, 10)),
+    ("series", g.series, (0, 1), (1.5, 0.3, 10), "auto"),
+    ("newton_sqrt", g.newton_sqrt, 0, (2.0,), "auto"),
+    ("first_crossing", g.first_crossing, (0, 1), (0.5, 3.0), "auto"),
+    ("logistic", g.logistic, (0, 1), (2.0, 0.1, 100), "auto"),
+    ("heat", g.heat, (0, 1), (np.linspace(0.0, 1.0, 8), 0.1, 10), "store"),
+    ("heat_checkpoint", g.heat, (0, 1), (np.linspace(0.0, 1.0, 8), 0.1, 10), sd.Checkpoint(4)),
     (
         "mlp_loss",
         g.mlp_loss,
         (0, 1, 2),
         (np.ones((4, 3)), np.ones(4), np.ones((2, 4)), np.ones(3), np.ones(2)),
+        "auto",
     ),
 ]
 
 
-@pytest.mark.parametrize(("name", "func", "argnums", "args"), CASES, ids=[c[0] for c in CASES])
-def test_generated_adjoint_matches_golden_file(name, func, argnums, args):
-    source = sd.adjoint_source(func, argnums=argnums, args=args)
+@pytest.mark.parametrize(
+    ("name", "func", "argnums", "args", "policy"), CASES, ids=[c[0] for c in CASES]
+)
+def test_generated_adjoint_matches_golden_file(name, func, argnums, args, policy):
+    source = sd.adjoint_source(func, argnums=argnums, policy=policy, args=args)
     path = GOLDEN / f"{name}_adjoint.py"
     if os.environ.get("SOURCEDIFF_UPDATE_GOLDEN"):
         path.write_text(source)
@@ -41,9 +45,11 @@ def test_generated_adjoint_matches_golden_file(name, func, argnums, args):
     )
 
 
-@pytest.mark.parametrize(("name", "func", "argnums", "args"), CASES, ids=[c[0] for c in CASES])
-def test_generation_is_deterministic(name, func, argnums, args, tmp_path, monkeypatch):
+@pytest.mark.parametrize(
+    ("name", "func", "argnums", "args", "policy"), CASES, ids=[c[0] for c in CASES]
+)
+def test_generation_is_deterministic(name, func, argnums, args, policy, tmp_path, monkeypatch):
     """Building again from scratch (another cache directory) gives the same bytes."""
-    first = sd.adjoint_source(func, argnums=argnums, args=args)
+    first = sd.adjoint_source(func, argnums=argnums, policy=policy, args=args)
     monkeypatch.setenv("SOURCEDIFF_CACHE_DIR", str(tmp_path))
-    assert sd.adjoint_source(func, argnums=argnums, args=args) == first
+    assert sd.adjoint_source(func, argnums=argnums, policy=policy, args=args) == first

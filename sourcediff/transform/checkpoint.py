@@ -85,6 +85,11 @@ class IterationState:
             )
         return out
 
+    def bytes_expression(self) -> str:
+        """An expression for the bytes one copy of the state takes."""
+        parts = [f"{n}.nbytes" for n in self.arrays] + [str(8 * len(self.scalars))]
+        return " + ".join(parts)
+
     def take_entry(self) -> list[ast.stmt]:
         """Keep the loop's entry state aside (restored after its reverse loop)."""
         out = [_parse(f"{self.entry[n]} = {n}")[0] for n in self.scalars]

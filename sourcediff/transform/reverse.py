@@ -28,7 +28,6 @@ from ..analysis.liveness import iteration_state
 from ..analysis.recompute import names_read
 from ..analysis.recording import Recording
 from ..codegen import Comment
-from ..normalize import NormalizedFunction
 from ..policy import loop_mode
 from .checkpoint import IterationState, checkpoint_loop, recompute_loop, without_exit
 from .cleanup import drop_dead_adjoint_stores
@@ -43,6 +42,7 @@ class AdjointSpec:
     wrt: list[str]
     name: str
     policy: object = "store"
+    memory_budget: int = 0
 
 
 def _parse(source: str) -> ast.stmt:
@@ -56,8 +56,9 @@ def _name(name: str) -> ast.Name:
 class ReverseBuilder:
     """Builds the adjoint function of one normalized function."""
 
-    def __init__(self, nf: NormalizedFunction, types, active, rec: Recording, recomputed, policy):
+    def __init__(self, nf, types, active, rec: Recording, recomputed, policy, memory_budget=0):
         self.policy = policy
+        self.memory_budget = memory_budget
         self.rerun = False  # inside a loop whose iterations are re-run (recompute, checkpoint)
         self.extra_prologue: list[ast.stmt] = []
         self.recomputed = recomputed
@@ -256,8 +257,48 @@ class ReverseBuilder:
 
     def loop(self, loop, reverse_header):
         outermost_for = not self.loops and not self.rerun and isinstance(loop, ast.For)
-        if outermost_for and loop_mode(self.policy) != "store" and self.rec.works(loop):
-            return self.iteration_loop(loop)
+        if outermost_for and self.rec.works(loop):
+            if loop_mode(self.policy) == "recompute":
+                return self.iteration_loop(loop)
+            if loop_mode(self.policy) == "checkpoint":
+                return self.iteration_loop(loop, str(self.policy.snapshots))
+            if self.policy == "auto" and self.memory_budget and self.record_may_be_large(loop):
+                return self.budgeted_loop(loop, reverse_header)
+        return self.store_loop(loop, reverse_header)
+
+    def record_may_be_large(self, loop: ast.For) -> bool:
+        """Whether one iteration's record grows with the problem: an inner loop or arrays.
+
+        A loop recording a few numbers per iteration needs tens of millions of
+        iterations to fill the budget, so "auto" stores it without a second variant.
+        """
+        body = ast.Module(body=loop.body, type_ignores=[])
+        if any(isinstance(n, (ast.For, ast.While)) for n in ast.walk(body)):
+            return True
+        assigned = {ir.target_name(s) for s in ast.walk(body) if isinstance(s, ast.Assign)}
+        return any(self.types[name].kind == "array" for name in assigned if name)
+
+    def budgeted_loop(self, loop: ast.For, reverse_header):
+        """Policy "auto": store this loop's record if it fits the memory budget, else
+        checkpoint it, with as many snapshots as fit in half the budget (4 to 1000)."""
+        store_fwd, store_rev = self.store_loop(loop, reverse_header)
+        snapshots = self.namer.fresh("snapshots")
+        checkpoint_fwd, checkpoint_rev = self.iteration_loop(loop, snapshots)
+        record, too_big = self.namer.fresh("record_bytes"), self.namer.fresh("checkpointed")
+        estimate = self.tapes.record_bytes(loop, self.nf.counters[loop].name)
+        state_bytes = self.last_state.bytes_expression()
+        decide = _parse(f"{record} = {estimate}")
+        decide_flag = _parse(f"{too_big} = {record} > {self.memory_budget}")
+        how_many = f"max(4, min(1000, {self.memory_budget} // max(1, 2 * ({state_bytes}))))"
+        choose = ast.If(
+            _name(too_big), [_parse(f"{snapshots} = {how_many}")] + checkpoint_fwd, store_fwd
+        )
+        fwd = [_located(x, loop) for x in (decide, decide_flag, choose)]
+        rev = [_located(ast.If(_name(too_big), checkpoint_rev, store_rev or [ast.Pass()]), loop)]
+        return fwd, rev
+
+    def store_loop(self, loop, reverse_header):
+        """A loop whose reverse replays recorded values."""
         self.loops.append(loop)
         body_f, body_r = self.block(loop.body)
         self.loops.pop()
@@ -269,26 +310,32 @@ class ReverseBuilder:
             return fwd, []
         return fwd, [_located(reverse_header(loop, body_r), loop)]
 
-    def iteration_loop(self, loop: ast.For) -> tuple[list[ast.stmt], list[ast.stmt]]:
-        """An outermost loop reversed by re-running iterations (recompute, checkpoint)."""
+    def iteration_loop(self, loop: ast.For, snapshots: str = ""):
+        """An outermost loop reversed by re-running its iterations: with ``snapshots``
+        (an expression) by binomial checkpointing, else from recorded entry states."""
         saved, self.loops = self.loops, []  # records of one iteration live for one iteration
         self.rerun = True
         body_f, body_r = self.block(without_exit(loop.body))
         self.loops, self.rerun = saved, False
         self.tapes.finish_pushes(body_f)
         every_name = {n.id for n in ast.walk(self.nf.node) if isinstance(n, ast.Name)}
-        mode = loop_mode(self.policy)
-        stem = "states" if mode == "recompute" else "snapshots"
-        names = iteration_state(loop, every_name)
+        stem = "snapshots" if snapshots else "states"
+        # Temporaries, inner loop variables and trip counters are set before they are read in
+        # every iteration; only the user's variables can carry values between iterations.
+        inner = {n.target.id for n in ast.walk(loop) if isinstance(n, ast.For) and n is not loop}
+        counters = {c.name for c in self.nf.counters.values()}
+        local = self.nf.temps | inner | counters
+        names = [n for n in iteration_state(loop, every_name) if n not in local]
         state = IterationState(names, self.types, self.namer, stem, self.nf.params)
+        self.last_state = state
         self.extra_prologue += state.prologue()
         count = self.nf.counters[loop].name
-        if mode == "recompute":
+        if not snapshots:
             fwd, restore, entry = recompute_loop(loop, loop.body, state, count)
             reverse = self.for_reverse_header(loop, restore + body_f + body_r)
             return [_located(s, loop) for s in fwd], [_located(s, loop) for s in [reverse] + entry]
         fwd, rev = checkpoint_loop(
-            loop, loop.body, body_f, body_r, state, count, self.policy.snapshots, self.namer
+            loop, loop.body, body_f, body_r, state, count, snapshots, self.namer
         )
         return [_located(s, loop) for s in fwd], [_located(s, loop) for s in rev]
 
@@ -452,5 +499,7 @@ def _single_use_temps(body: list[ast.stmt], temps: set[str], active: set[str]) -
 
 def build_adjoint(nf, types, active, recording, recomputed, spec: AdjointSpec, outputs: int):
     """The adjoint (vector-Jacobian product) function of ``nf`` as an AST."""
-    builder = ReverseBuilder(nf, types, active, recording, recomputed, spec.policy)
+    builder = ReverseBuilder(
+        nf, types, active, recording, recomputed, spec.policy, spec.memory_budget
+    )
     return builder.build(spec, outputs)

@@ -24,6 +24,7 @@ NUMPY_DTYPES = {
     "bool": "np.bool_",
 }
 ZEROS = {"float": "0.0", "int": "0", "bool": "False"}
+ITEMSIZES = {"np.float64": 8, "np.float32": 4, "np.int64": 8, "np.bool_": 1}
 
 
 def _parse(source: str) -> ast.stmt:
@@ -157,13 +158,11 @@ class Tapes:
         return self.tapes[key]
 
     def _exact(self, tape: Tape, loops: list[ast.stmt]) -> bool:
-        changed = _assigned_in(loops[0])
         for loop in loops:
             if not isinstance(loop, ast.For):
                 return False
-            for arg in loop.iter.args:
-                if isinstance(arg, ast.Name) and arg.id in changed:
-                    return False
+            if any(_at_entry(arg, loops[0]) is None for arg in loop.iter.args):
+                return False
         return True
 
     def prologue(self) -> list[ast.stmt]:
@@ -190,26 +189,39 @@ class Tapes:
             out.append(_parse(f"{tape.name} = np.empty({size}, {tape.dtype})"))
         return out
 
+    def record_bytes(self, outer: ast.stmt, trips: str) -> str:
+        """An estimate of the bytes the records of outermost loop ``outer`` will take:
+        preallocated tapes exactly, arrays kept alive per iteration by their size now."""
+        parts = []
+        for (_, outer_id), tape in self.tapes.items():
+            if outer_id == id(outer):
+                itemsize = ITEMSIZES.get(tape.dtype, 8)
+                parts.append(f"({self._capacity(tape, outer)}) * {itemsize}")
+        saved_arrays = {n for n in _assigned_in(outer)} & set(self.reference_lists)
+        parts += [f"{name}.nbytes * {trips}" for name in sorted(saved_arrays)]
+        return " + ".join(parts) or "0"
+
     def _capacity(self, tape: Tape, outer: ast.stmt) -> str:
         if not tape.exact:
             if not isinstance(outer, ast.For):
                 return "16"
-            return f"max(16, {self._trips(outer)})"
+            return f"max(16, {self._trips(outer, outer)})"
         terms = []
         for loops in tape.sites:
-            terms.append(" * ".join(self._trips(loop) for loop in loops))
+            terms.append(" * ".join(self._trips(loop, loops[0]) for loop in loops))
         return " + ".join(terms)
 
-    def _trips(self, loop: ast.For) -> str:
+    def _trips(self, loop: ast.For, outer: ast.stmt | None = None) -> str:
+        """The trip count of ``loop`` as an expression valid before ``outer`` starts."""
         counter = self.counters[loop]
-        if not counter.running and self._is_outermost(loop):
+        if not counter.running and (outer is None or outer is loop):
             return counter.name  # computed just before the loop, before the allocation
         if all(isinstance(a, ast.Constant) for a in loop.iter.args):
             return str(len(range(*(a.value for a in loop.iter.args))))
+        args = [_at_entry(a, outer or loop) for a in loop.iter.args]
+        if all(a is not None for a in args):
+            return f"len(range({', '.join(args)}))"
         return f"len({ast.unparse(loop.iter)})"
-
-    def _is_outermost(self, loop: ast.stmt) -> bool:
-        return any(outer_id == id(loop) for (_, outer_id) in self.tapes)
 
 
 def is_region(element: ast.Subscript) -> bool:
@@ -253,6 +265,46 @@ def placeholder(t) -> str:
 def array_type_name(t) -> str:
     """The module-level name codegen defines for the Numba type of arrays like ``t``."""
     return f"ARRAY_{t.dtype}_{t.ndim}D_{t.layout}"
+
+
+def _at_entry(atom: ast.expr, outer: ast.stmt, depth: int = 0) -> str | None:
+    """``atom`` as an expression with the same value at every point of ``outer`` (a loop),
+    evaluable before it starts; None if the loop may change it.
+
+    A temporary such as ``t1 = n - 1`` computed inside the loop from names the loop
+    never assigns is replaced by its definition: ``(n - 1)``.
+    """
+    if isinstance(atom, ast.Constant):
+        return repr(atom.value)
+    if not isinstance(atom, ast.Name) or depth > 8:
+        return None
+    definitions = [
+        s
+        for s in ast.walk(outer)
+        if isinstance(s, ast.Assign)
+        and isinstance(s.targets[0], ast.Name)
+        and s.targets[0].id == atom.id
+    ]
+    loop_targets = {s.target.id for s in ast.walk(outer) if isinstance(s, ast.For)}
+    if not definitions and atom.id not in loop_targets:
+        return atom.id
+    if len(definitions) != 1 or atom.id in loop_targets:
+        return None
+    value = definitions[0].value
+    if isinstance(value, ast.BinOp) and type(value.op) in (
+        ast.Add,
+        ast.Sub,
+        ast.Mult,
+        ast.FloorDiv,
+    ):
+        left = _at_entry(value.left, outer, depth + 1)
+        right = _at_entry(value.right, outer, depth + 1)
+        if left is not None and right is not None:
+            symbol = ast.unparse(ast.BinOp(ast.Name("a"), value.op, ast.Name("b")))[2:-2]
+            return f"({left} {symbol} {right})"
+    if isinstance(value, (ast.Name, ast.Constant)):
+        return _at_entry(value, outer, depth + 1)
+    return None
 
 
 def _own_statements(block: list[ast.stmt]):

@@ -3,6 +3,8 @@
 Reverse mode with respect to x, limit; policy 'auto':
 values the reverse sweep needs are stored when the forward sweep overwrites them
 (cheap temporaries are recomputed unless the policy is 'store').
+An outermost loop that records arrays or inner loops is checkpointed instead
+(revolve) when its record would exceed 536870912 bytes.
 Argument types: x: float64, limit: float64.
 sourcediff-meta: outputs=1 result=float
 """
