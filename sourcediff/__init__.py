@@ -3,7 +3,7 @@
 See API.md for the contract; ``sourcediff.pipeline`` for the stages.
 """
 
-from .api import adjoint_source, grad, jacobian, jit, jvp, value_and_grad, vjp
+from .api import adjoint_source, grad, jacobian, jit, jvp, tape_size, value_and_grad, vjp
 from .errors import (
     ArgumentError,
     SourceDiffError,
@@ -29,6 +29,7 @@ __all__ = [
     "jacobian",
     "jit",
     "jvp",
+    "tape_size",
     "value_and_grad",
     "vjp",
 ]

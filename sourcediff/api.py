@@ -380,6 +380,22 @@ def adjoint_source(func, argnums=0, policy="auto", *, args=None) -> str:
         return handle.read()
 
 
+def tape_size(func, *args, argnums=0, policy="auto", jit=True) -> int:
+    """The bytes ``policy``'s reverse sweep will record for these arguments.
+
+    Computed before running the derivative, by a generated function that runs
+    the forward computation and counts what would be recorded (about the cost
+    of one call of ``func``). Counts tapes, kept arrays, iteration states and
+    snapshots; not the adjoint arrays, which are the size of the variables.
+    """
+    transformed = _Transformed(func, argnums, policy, jit)
+    bound = transformed.bind(args, {})
+    built, _ = transformed.adjoint(bound)
+    counting = pipeline.load(built, built.record_bytes, jit)
+    copies = tuple(np.array(a, copy=True) if isinstance(a, np.ndarray) else a for a in bound)
+    return int(counting(*copies))
+
+
 def _example_args(transformed: _Transformed) -> tuple:
     """Plausible arguments for showing a derivative when the user gives none.
 

@@ -92,8 +92,8 @@ class Comment(ast.stmt):
 
     _fields = ("text",)
 
-    def __init__(self, text: str):
-        super().__init__()
+    def __init__(self, text: str = "", **fields):
+        super().__init__(**fields)
         self.text = text
 
 

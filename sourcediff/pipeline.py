@@ -52,6 +52,7 @@ class Built:
     adjoint: str
     outputs: int
     result_kind: str
+    record_bytes: str = ""
 
 
 def _dump(stage: str, text: str) -> None:
@@ -109,10 +110,10 @@ def build_adjoint_module(parsed: ParsedFunction, request: Request) -> Built:
     """Stages 2-5 for a reverse-mode derivative, or just a cache lookup if it exists."""
     key = source_key(parsed, "reverse", repr(request))
     path = compile_stage.module_path(parsed.name, key)
-    names = (parsed.name, f"{parsed.name}_vjp")
+    names = (parsed.name, f"{parsed.name}_vjp", f"{parsed.name}_record_bytes")
     if path.exists():
         meta = _read_meta(path)
-        return Built(str(path), names[0], names[1], meta["outputs"], meta["result"])
+        return Built(str(path), names[0], names[1], meta["outputs"], meta["result"], names[2])
     nf = normalized(parsed)
     wrt = [nf.params[k] for k in request.argnums]
     with stage("types", parsed.name):
@@ -137,16 +138,17 @@ def build_adjoint_module(parsed: ParsedFunction, request: Request) -> Built:
     )
     outputs = _output_count(nf.node)
     with stage("reverse", parsed.name):
-        spec = AdjointSpec(wrt, names[1], request.policy, request.memory_budget)
-        adjoint = build_adjoint(nf, types, active, recording, recomputed, spec, outputs)
+        spec = AdjointSpec(wrt, names[1], request.policy, request.memory_budget, names[2])
+        adjoint, counting = build_adjoint(nf, types, active, recording, recomputed, spec, outputs)
     adjoint_text = function_source(adjoint)[0]
+    counting_text = function_source(counting, comments=False)[0]
     _dump("reverse", adjoint_text)
     header = _header(parsed, request, wrt, types, outputs)
-    text = module_source(header, nf.constants, [primal_text, adjoint_text])
+    text = module_source(header, nf.constants, [primal_text, adjoint_text, counting_text])
     _dump("codegen", text)
     compile_stage.write_module(path, text)
     STATS["transforms"] += 1
-    return Built(str(path), names[0], names[1], outputs, types.result.kind)
+    return Built(str(path), names[0], names[1], outputs, types.result.kind, names[2])
 
 
 def build_primal_module(parsed: ParsedFunction) -> Built:

@@ -352,4 +352,4 @@ def revolve_actions(steps, snapshots):
             0,
         )
         depth += 1
-    return actions[:count]
+    return actions[:count].copy()

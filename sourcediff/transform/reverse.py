@@ -32,7 +32,8 @@ from ..policy import loop_mode
 from .checkpoint import IterationState, checkpoint_loop, recompute_loop, without_exit
 from .cleanup import drop_dead_adjoint_stores
 from .simplify import simplify
-from .tape import Tapes, is_region, placeholder, readable
+from .tape import ITEMSIZES, Tapes, is_region, placeholder, readable
+from .tapesize import RecordInfo, counting_function
 
 
 @dataclass
@@ -43,6 +44,7 @@ class AdjointSpec:
     name: str
     policy: object = "store"
     memory_budget: int = 0
+    counting_name: str = "record_bytes"
 
 
 def _parse(source: str) -> ast.stmt:
@@ -59,6 +61,7 @@ class ReverseBuilder:
     def __init__(self, nf, types, active, rec: Recording, recomputed, policy, memory_budget=0):
         self.policy = policy
         self.memory_budget = memory_budget
+        self.record_info = RecordInfo()
         self.rerun = False  # inside a loop whose iterations are re-run (recompute, checkpoint)
         self.extra_prologue: list[ast.stmt] = []
         self.recomputed = recomputed
@@ -329,14 +332,25 @@ class ReverseBuilder:
         state = IterationState(names, self.types, self.namer, stem, self.nf.params)
         self.last_state = state
         self.extra_prologue += state.prologue()
+        copies = snapshots or "1"
+        for name in state.scalars:
+            size = ITEMSIZES.get(f"np.{_state_dtype(self.types[name])}", 8)
+            self.record_info.arrays[state.store[name]] = f"{size} * {copies}"
+        self.record_info.lists |= {state.store[name]: copies for name in state.arrays}
+        self.record_info.tops.add(state.top)
         count = self.nf.counters[loop].name
         if not snapshots:
             fwd, restore, entry = recompute_loop(loop, loop.body, state, count)
+            self.record_info.rerun_bodies[id(fwd[-1])] = body_f
             reverse = self.for_reverse_header(loop, restore + body_f + body_r)
             return [_located(s, loop) for s in fwd], [_located(s, loop) for s in [reverse] + entry]
         fwd, rev = checkpoint_loop(
             loop, loop.body, body_f, body_r, state, count, snapshots, self.namer
         )
+        self.record_info.rerun_bodies[id(fwd[-1])] = body_f
+        schedule = f"revolve_actions({count}, {snapshots}).nbytes"
+        if snapshots in every_name or snapshots.isdigit():
+            self.record_info.extra.append(schedule)
         return [_located(s, loop) for s in fwd], [_located(s, loop) for s in rev]
 
     def for_reverse_header(self, loop: ast.For, body: list[ast.stmt]) -> ast.For:
@@ -363,6 +377,7 @@ class ReverseBuilder:
         ret = body[-1]
         fwd, rev = self.block(body[:-1])
         self.tapes.finish_pushes(fwd)
+        self.describe_records()
         seeds = [self.namer.fresh(f"{self.nf.name}_bar")]
         if outputs > 1:
             seeds = [self.namer.fresh(f"{self.nf.name}_bar{k}") for k in range(outputs)]
@@ -384,7 +399,20 @@ class ReverseBuilder:
         args = [ast.arg(p) for p in self.nf.params + seeds]
         fn = ast.FunctionDef(spec.name, ast.arguments([], args, None, [], [], None, []), out, [])
         drop_dead_adjoint_stores(fn, set(self.bars.values()))
-        return fn
+        self.record_info.skipped |= {id(s) for s in write_back}
+        forward = copies + prologue + fwd + write_back
+        counting = counting_function(spec.counting_name, self.nf.params, forward, self.record_info)
+        return fn, counting
+
+    def describe_records(self) -> None:
+        """Tell the counting function (tape_size) what each record is."""
+        info = self.record_info
+        for tape in self.tapes.tapes.values():
+            info.arrays[tape.name] = str(ITEMSIZES.get(tape.dtype, 8))
+            info.tops.add(tape.top)
+        for refs in self.tapes.reference_lists.values():
+            info.lists[refs] = "1"
+        info.tops |= self.tapes.local_slots  # dropped like stack pointers: not records
 
     def adjoint_inits(self, wrt: list[str]) -> list[ast.stmt]:
         names = sorted(self.active - self.assigned_adjoints, key=_order(self.nf.params, wrt))
@@ -420,6 +448,12 @@ class ReverseBuilder:
             if self.types[name].kind == "array":
                 out.append(_parse(f"{name} = {placeholder(self.types[name])}"))
         return out
+
+
+def _state_dtype(t) -> str:
+    if t.kind == "float":
+        return t.dtype or "float64"
+    return {"int": "int64", "bool": "bool_"}.get(t.kind, "float64")
 
 
 def element_write(stmt: ast.Assign) -> bool:
@@ -498,7 +532,8 @@ def _single_use_temps(body: list[ast.stmt], temps: set[str], active: set[str]) -
 
 
 def build_adjoint(nf, types, active, recording, recomputed, spec: AdjointSpec, outputs: int):
-    """The adjoint (vector-Jacobian product) function of ``nf`` as an AST."""
+    """The adjoint (vector-Jacobian product) function of ``nf`` and the function counting
+    the bytes it records, as ASTs."""
     builder = ReverseBuilder(
         nf, types, active, recording, recomputed, spec.policy, spec.memory_budget
     )

@@ -54,6 +54,7 @@ class Tapes:
         self.tapes: dict[tuple[str, int], Tape] = {}
         self.loop_saved: set[str] = set()
         self.reference_lists: dict[str, str] = {}
+        self.local_slots: set[str] = set()  # saves outside loops: plain locals
         self.region_types: dict[str, object] = {}
 
     def save(self, var: str, loops: list[ast.stmt], element: ast.Subscript | None = None):
@@ -66,6 +67,7 @@ class Tapes:
             return self._save_region(var, element, loops)
         if not loops:
             slot = self.namer.fresh(f"{var}_prev")
+            self.local_slots.add(slot)
             return [_parse(f"{slot} = {value}")], [_parse(f"{value} = {slot}")]
         tape = self._tape(var, loops[0])
         tape.sites.append(list(loops))
@@ -83,6 +85,7 @@ class Tapes:
         copy = f"{ast.unparse(readable(element))}.copy()"
         if not loops:
             slot = self.namer.fresh(f"{var}_prev")
+            self.local_slots.add(slot)
             return [_parse(f"{slot} = {copy}")], [_parse(f"{region} = {slot}")]
         key = f"{var}[]"
         if key not in self.reference_lists:

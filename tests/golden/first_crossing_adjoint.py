@@ -106,3 +106,32 @@ def first_crossing_vjp(x, limit, first_crossing_bar):
         x_bar = 0.0
         x_bar += 1.1 * t1_bar
     return (value, (x_bar, 0.0))
+
+
+def first_crossing_record_bytes(x, limit):
+    recorded_bytes = 0
+    peak_bytes = 0
+    t3 = False
+    returned = False
+    broke = False
+    n_i = 0
+    for i in range(1, 100):
+        n_i = n_i + 1
+        skip = False
+        t1 = x * 1.1
+        t2 = 0.01 * i
+        x = t1 + t2
+        recorded_bytes += 1
+        t3 = x > limit
+        if t3:
+            result = x * i
+            returned = True
+            broke = True
+            skip = True
+        if broke:
+            break
+    t4 = not returned
+    if t4:
+        result = -x
+        returned = True
+    return recorded_bytes + peak_bytes

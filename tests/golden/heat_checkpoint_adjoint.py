@@ -258,3 +258,47 @@ def heat_vjp(u0, alpha, steps, heat_bar):
     # golden_functions.py:47: u = u0.copy()
     u0_bar += u_bar
     return (value, (u0_bar, alpha_bar))
+
+
+def heat_record_bytes(u0, alpha, steps):
+    recorded_bytes = 0
+    peak_bytes = 0
+    t10 = 0.0
+    u = np.empty((0,), np.float64)
+    v = np.empty((0,), np.float64)
+    n = u0.shape[0]
+    u = np.copy(u0)
+    v = np.zeros(n)
+    n_iter = len(range(steps))
+    recorded_bytes += 4 * u.nbytes
+    recorded_bytes += 4 * v.nbytes
+    for _ in range(steps):
+        iteration_bytes = 0
+        t1 = n - 1
+        n_i = len(range(1, t1))
+        for i in range(1, t1):
+            t2 = u[i]
+            t3 = i - 1
+            t4 = u[t3]
+            t5 = u[i]
+            t6 = 2.0 * t5
+            t7 = t4 - t6
+            t8 = i + 1
+            t9 = u[t8]
+            iteration_bytes += 8
+            t10 = t7 + t9
+            t11 = alpha * t10
+            t12 = t2 + t11
+            v[i] = t12
+        t13 = u[0]
+        v[0] = t13
+        t14 = n - 1
+        t15 = n - 1
+        t16 = u[t15]
+        v[t14] = t16
+        u, v = (v, u)
+        peak_bytes = max(peak_bytes, iteration_bytes)
+    t17 = u * u
+    t18 = np.sum(t17)
+    recorded_bytes += revolve_actions(n_iter, 4).nbytes
+    return recorded_bytes + peak_bytes

@@ -90,3 +90,22 @@ def logistic_vjp(k, y0, n, logistic_bar):
     # golden_functions.py:38: y = y0
     y0_bar += y_bar
     return (value, (k_bar, y0_bar))
+
+
+def logistic_record_bytes(k, y0, n):
+    recorded_bytes = 0
+    peak_bytes = 0
+    y = 0.0
+    y = y0
+    dt = 0.001
+    n_iter = len(range(n))
+    for _ in range(n):
+        t1 = dt * k
+        t2 = t1 * y
+        t3 = 1.0 - y
+        t4 = t2 * t3
+        t5 = y + t4
+        recorded_bytes += 8
+        y = t5
+    t6 = y * y
+    return recorded_bytes + peak_bytes

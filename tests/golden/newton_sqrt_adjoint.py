@@ -106,3 +106,33 @@ def newton_sqrt_vjp(a, newton_sqrt_bar):
     if t2:
         a_bar += t1_bar
     return (value, (a_bar,))
+
+
+def newton_sqrt_record_bytes(a):
+    recorded_bytes = 0
+    peak_bytes = 0
+    x = 0.0
+    t2 = a > 1.0
+    if t2:
+        t1 = a
+    else:
+        t1 = 1.0
+    x = t1
+    t3 = x * x
+    t4 = t3 - a
+    t5 = abs(t4)
+    t6 = 1e-12 * a
+    running = t5 > t6
+    n_iter = 0
+    while running:
+        n_iter = n_iter + 1
+        t7 = a / x
+        t8 = x + t7
+        recorded_bytes += 8
+        x = 0.5 * t8
+        t9 = x * x
+        t10 = t9 - a
+        t11 = abs(t10)
+        t12 = 1e-12 * a
+        running = t11 > t12
+    return recorded_bytes + peak_bytes

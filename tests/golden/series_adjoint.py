@@ -120,3 +120,30 @@ def series_vjp(x, y, n, series_bar):
         t1_top -= 1
         t1 = t1_tape[t1_top]
     return (value, (x_bar, y_bar))
+
+
+def series_record_bytes(x, y, n):
+    recorded_bytes = 0
+    peak_bytes = 0
+    t1 = False
+    t3 = 0.0
+    s = 0.0
+    n_i = len(range(n))
+    for i in range(n):
+        recorded_bytes += 1
+        t1 = s < 3.0
+        if t1:
+            t2 = x * i
+            recorded_bytes += 8
+            t3 = math.sin(t2)
+            t4 = t3 * y
+            t5 = s + t4
+            s = t5
+        else:
+            t6 = s * 0.5
+            t8 = x * y
+            t9 = math.cos(y)
+            t10 = t8 + t9
+            t7 = t10
+            s = t6 + t7
+    return recorded_bytes + peak_bytes

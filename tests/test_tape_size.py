@@ -1,0 +1,61 @@
+"""``sd.tape_size``: the record a policy needs, known before running the derivative."""
+
+import tracemalloc
+
+import golden_functions as g
+import numpy as np
+import pytest
+
+import sourcediff as sd
+
+U0 = np.sin(np.linspace(0.0, 3.0, 200))
+
+
+def test_policies_order_the_record_as_expected():
+    sizes = {
+        str(p): sd.tape_size(g.heat, U0, 0.2, 300, argnums=(0, 1), policy=p, jit=False)
+        for p in ["store", "auto", "recompute", sd.Checkpoint(snapshots=4)]
+    }
+    assert sizes["Checkpoint(snapshots=4)"] < sizes["recompute"] < sizes["store"]
+    assert sizes["auto"] < sizes["store"]  # cheap index temporaries are recomputed
+    # store keeps the Laplacian (8 bytes) per interior cell and step, plus 2 indices
+    assert sizes["store"] >= 3 * 8 * 198 * 300
+
+
+def test_store_grows_with_the_steps_and_checkpointing_does_not():
+    def size(steps, policy):
+        return sd.tape_size(g.heat, U0, 0.2, steps, argnums=(0, 1), policy=policy, jit=False)
+
+    assert size(400, "store") == pytest.approx(2 * size(200, "store"), rel=0.01)
+    checkpoint = sd.Checkpoint(snapshots=4)
+    # 4 states of two 200-cell buffers plus one step's record; only the (small) revolve
+    # schedule grows with the number of steps.
+    assert size(4000, checkpoint) < size(4000, "recompute") / 20
+    assert size(4000, checkpoint) - size(200, checkpoint) < 4000 * 200
+
+
+@pytest.mark.parametrize("policy", ["store", "recompute", sd.Checkpoint(snapshots=3)], ids=str)
+def test_tape_size_matches_the_memory_the_derivative_allocates(policy):
+    """The peak of the compiled gradient's allocations (tracemalloc sees Numba's) is the
+    record plus the adjoint arrays (a few arrays of the state's size)."""
+    grad = sd.grad(g.heat, argnums=(0, 1), policy=policy)
+    grad(U0.copy(), 0.2, 3)  # build and compile outside the measurement
+    expected = sd.tape_size(g.heat, U0, 0.2, 300, argnums=(0, 1), policy=policy)
+    tracemalloc.start()
+    grad(U0.copy(), 0.2, 300)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert expected <= peak <= expected + 12 * U0.nbytes + 256 * 1024, (expected, peak)
+
+
+def test_tape_size_does_not_touch_the_callers_arrays():
+    x = np.linspace(0.1, 0.9, 5)
+    before = x.copy()
+
+    def scale_in_place(x, a):
+        for i in range(x.shape[0]):
+            x[i] = x[i] * a
+        return np.sum(x * x)
+
+    assert sd.tape_size(scale_in_place, x, 2.0, argnums=(0, 1), policy="store", jit=False) > 0
+    np.testing.assert_array_equal(x, before)
