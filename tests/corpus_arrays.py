@@ -16,21 +16,9 @@ differentiated through.
 """
 
 import math
-from collections.abc import Callable
-from dataclasses import dataclass
 
 import numpy as np
-
-
-@dataclass
-class Case:
-    name: str
-    func: Callable
-    points: list[tuple]
-    argnums: int | tuple[int, ...]
-    rtol: float = 1e-6
-    atol: float = 1e-8
-
+from corpus_support import Case
 
 # Module-level constants used inside functions.
 SOFTENING2 = 0.05

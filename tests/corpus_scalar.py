@@ -9,19 +9,8 @@ differentiated through.
 """
 
 import math
-from collections.abc import Callable
-from dataclasses import dataclass
 
-
-@dataclass
-class Case:
-    name: str
-    func: Callable
-    points: list[tuple]
-    argnums: int | tuple[int, ...]
-    rtol: float = 1e-6
-    atol: float = 1e-8
-
+from corpus_support import Case
 
 # Module-level constants used inside functions.
 G = 9.81

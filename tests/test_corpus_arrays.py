@@ -10,9 +10,8 @@ them.
 import numpy as np
 import pytest
 from corpus_arrays import CASES, KNOWN_BUGS
+from corpus_support import built
 from reference import array_central_difference, assert_close_arrays
-
-import sourcediff as sd
 
 # The value is computed by the same operations in the same order as in plain Python, but
 # np.sum adds in a different order in NumPy (pairwise) and in Numba (left to right).
@@ -25,29 +24,11 @@ FLOAT32_ATOL = 1e-5
 CONSISTENCY_RTOL = 1e-9
 CONSISTENCY_ATOL = 1e-12
 
-_BUILT = {}
 _REFERENCE = {}
 
 
 def _build(kind, case, jit):
-    """sd.grad / sd.value_and_grad of case.func, built once per (kind, case, jit)."""
-    key = (kind, case.name, jit)
-    if key in _BUILT:
-        built = _BUILT[key]
-        if isinstance(built, BaseException):
-            pytest.fail(
-                f"sd.{kind}({case.name}, argnums={case.argnums!r}, jit={jit}) failed to build "
-                f"(traceback in this case's first test): {type(built).__name__}: {built}"
-            )
-        return built
-    make = sd.grad if kind == "grad" else sd.value_and_grad
-    try:
-        built = make(case.func, argnums=case.argnums, jit=jit)
-    except Exception as exc:
-        _BUILT[key] = exc
-        raise
-    _BUILT[key] = built
-    return built
+    return built(kind, case, jit)
 
 
 def _copy(point):

@@ -6,9 +6,8 @@ Each (case, point, jit) is one test. The transformed functions are built once pe
 
 import pytest
 from corpus_scalar import CASES
+from corpus_support import built
 from reference import assert_close, central_difference
-
-import sourcediff as sd
 
 VALUE_RTOL = 1e-12
 VALUE_ATOL = 0.0
@@ -16,29 +15,11 @@ VALUE_ATOL = 0.0
 CONSISTENCY_RTOL = 1e-9
 CONSISTENCY_ATOL = 1e-12
 
-_BUILT = {}
 _REFERENCE = {}
 
 
 def _build(kind, case, jit):
-    """sd.grad / sd.value_and_grad of case.func, built once per (kind, case, jit)."""
-    key = (kind, case.name, jit)
-    if key in _BUILT:
-        built = _BUILT[key]
-        if isinstance(built, BaseException):
-            pytest.fail(
-                f"sd.{kind}({case.name}, argnums={case.argnums!r}, jit={jit}) failed to build "
-                f"(traceback in this case's first test): {type(built).__name__}: {built}"
-            )
-        return built
-    make = sd.grad if kind == "grad" else sd.value_and_grad
-    try:
-        built = make(case.func, argnums=case.argnums, jit=jit)
-    except Exception as exc:
-        _BUILT[key] = exc
-        raise
-    _BUILT[key] = built
-    return built
+    return built(kind, case, jit)
 
 
 def _reference(case, index):
