@@ -3,7 +3,18 @@
 See API.md for the contract; ``sourcediff.pipeline`` for the stages.
 """
 
-from .api import adjoint_source, grad, jacobian, jit, jvp, tape_size, value_and_grad, vjp
+from .api import (
+    adjoint_source,
+    grad,
+    hessian,
+    jacobian,
+    jit,
+    jvp,
+    tangent_source,
+    tape_size,
+    value_and_grad,
+    vjp,
+)
 from .errors import (
     ArgumentError,
     SourceDiffError,
@@ -26,9 +37,11 @@ __all__ = [
     "adjoint_source",
     "check_grad",
     "grad",
+    "hessian",
     "jacobian",
     "jit",
     "jvp",
+    "tangent_source",
     "tape_size",
     "value_and_grad",
     "vjp",

@@ -288,33 +288,130 @@ def _jacobian_of_output(transformed: _Transformed, args: tuple, outputs: tuple, 
     return tuple(b if b.ndim else float(b) for b in blocks)
 
 
-def jvp(func, primals, tangents, *, policy="auto", jit=True):
-    """``(out, tangent_out)``: the directional derivative of ``func`` along ``tangents``.
+def _tangent_function(transformed: _Transformed, args: tuple):
+    """The compiled tangent (forward-mode) function of ``transformed`` for these types."""
+    key = ("tangent",) + tuple(
+        (type(a), getattr(a, "dtype", None), getattr(a, "ndim", None)) for a in args
+    )
+    found = transformed.specializations.get(key)
+    if found is None:
+        transformed.check_differentiable(args)
+        request = pipeline.Request(transformed.argnums, "forward", transformed.arg_types(args))
+        built = pipeline.build_tangent_module(transformed.parsed, request)
+        found = (built, pipeline.load(built, built.adjoint, transformed.jit))
+        transformed.specializations[key] = found
+    return found
 
-    Computed from reverse sweeps, one per output element (exact, but costs
-    one sweep per output element; forward mode by source transformation is
-    planned). Tangents of integer arguments are ignored.
+
+def _tangent_like(tangent, primal):
+    if isinstance(primal, np.ndarray):
+        tangent = np.asarray(tangent, dtype=primal.dtype)
+        if tangent.shape != primal.shape:
+            raise ArgumentError(
+                f"a tangent of shape {tangent.shape} for an input of {primal.shape}"
+            )
+        return tangent
+    return float(tangent)
+
+
+def jvp(func, primals, tangents, *, policy="auto", jit=True):
+    """``(out, tangent_out)``: the derivative of ``func`` at ``primals`` along ``tangents``.
+
+    Forward mode by source transformation: one pass, tangents beside values.
+    Tangents of integer and bool arguments are ignored.
     """
     primals, tangents = tuple(primals), tuple(tangents)
     if len(primals) != len(tangents):
         raise ArgumentError("primals and tangents must have the same length")
-    out, pullback = vjp(func, *primals, policy=policy, jit=jit)
-    outputs = _outputs_of(out)
-    tangent_out = []
-    for k, output in enumerate(outputs):
-        result = np.zeros(np.shape(output))
-        for index in np.ndindex(*np.shape(output)):
-            seeds = [np.zeros_like(o) if isinstance(o, np.ndarray) else 0.0 for o in outputs]
-            if isinstance(output, np.ndarray):
-                seeds[k][index] = 1.0
+    check_policy(policy)
+    positions = tuple(k for k, v in enumerate(primals) if _differentiable(v))
+    transformed = _Transformed(func, positions or (0,), "auto", jit)
+    args = transformed.bind(primals, {})
+    if not positions:
+        value = _primal(func, args, jit)
+        zeros = tuple(
+            np.zeros_like(v) if isinstance(v, np.ndarray) else 0.0 for v in _outputs_of(value)
+        )
+        return value, (zeros if isinstance(value, tuple) else zeros[0])
+    _, tangent_fn = _tangent_function(transformed, args)
+    dots = tuple(_tangent_like(tangents[k], args[k]) for k in positions)
+    value, tangent = tangent_fn(*args, *dots)
+    if isinstance(value, tuple):
+        return _output(value), tuple(_as_python(t) for t in tangent)
+    return _as_python(value), _as_python(tangent)
+
+
+def tangent_source(func, argnums=0, *, args=None) -> str:
+    """The generated forward-mode (tangent) module as readable Python source."""
+    transformed = _Transformed(func, argnums, "auto", jit=False)
+    args = transformed.bind(tuple(args), {}) if args is not None else _example_args(transformed)
+    built, _ = _tangent_function(transformed, args)
+    with open(built.path) as handle:
+        return handle.read()
+
+
+def hessian(func=None, argnums=0, *, jit=True):
+    """The Hessian of scalar ``func`` with respect to ``argnums``, by forward over forward.
+
+    The tangent function sourcediff generates is itself differentiated in
+    forward mode; entry (i, j) is one pass with unit tangents e_i and e_j, so
+    the cost is n*n evaluations for n inputs. For an int ``argnums`` the result
+    has shape ``x.shape + x.shape`` (a float for a float ``x``); a tuple gives
+    nested tuples of blocks.
+    """
+    if func is None:
+        return functools.partial(hessian, argnums=argnums, jit=jit)
+    first = _Transformed(func, argnums, "auto", jit)
+
+    def hess(*args, **kwargs):
+        args = first.bind(args, kwargs)
+        built, _ = _tangent_function(first, args)
+        if built.outputs != 1 or built.result_kind != "float":
+            raise ArgumentError("hessian needs a function returning one float")
+        module = pipeline.load_module(built)
+        tangent_py = getattr(module, built.adjoint)
+        second = _Transformed(tangent_py, first.argnums, "auto", jit)
+        unit = [
+            np.zeros_like(args[k]) if isinstance(args[k], np.ndarray) else 0.0
+            for k in first.argnums
+        ]
+        extended = tuple(args) + tuple(unit)
+        _, second_fn = _tangent_function(second, extended)
+        blocks = [[None] * len(first.argnums) for _ in first.argnums]
+        for a in range(len(first.argnums)):
+            for b in range(len(first.argnums)):
+                blocks[a][b] = _hessian_block(second_fn, args, first.argnums, a, b)
+        if first.single:
+            return blocks[0][0]
+        return tuple(tuple(row) for row in blocks)
+
+    return functools.wraps(func)(hess)
+
+
+def _unit(args, argnums, which, index):
+    dots = []
+    for position, k in enumerate(argnums):
+        dot = np.zeros_like(args[k], dtype=np.float64) if isinstance(args[k], np.ndarray) else 0.0
+        if position == which:
+            if isinstance(dot, np.ndarray):
+                dot[index] = 1.0
             else:
-                seeds[k] = 1.0
-            row = pullback(tuple(seeds) if isinstance(out, tuple) else seeds[0])
-            result[index] = sum(
-                float(np.vdot(g, t)) for g, t in zip(row, tangents) if g is not None
-            )
-        tangent_out.append(result if result.ndim else float(result))
-    return out, (tuple(tangent_out) if isinstance(out, tuple) else tangent_out[0])
+                dot = 1.0
+        dots.append(dot)
+    return dots
+
+
+def _hessian_block(second_fn, args, argnums, a, b):
+    shape_a, shape_b = np.shape(args[argnums[a]]), np.shape(args[argnums[b]])
+    block = np.zeros(shape_a + shape_b)
+    for i in np.ndindex(*shape_a):
+        first_dots = _unit(args, argnums, a, i)
+        for j in np.ndindex(*shape_b):
+            second_dots = _unit(args, argnums, b, j)
+            copies = tuple(np.array(x, copy=True) if isinstance(x, np.ndarray) else x for x in args)
+            _, (_, curvature) = second_fn(*copies, *first_dots, *second_dots)
+            block[i + j] = curvature
+    return block if block.ndim else float(block)
 
 
 def _primal(func, args, jit):

@@ -26,6 +26,7 @@ from .errors import SourceDiffError
 from .normalize import NormalizedFunction, normalize
 from .parse import ParsedFunction, parse_function
 from .policy import loop_mode, recomputes_temporaries
+from .transform.forward import build_tangent
 from .transform.reverse import AdjointSpec, build_adjoint
 
 # The one piece of global mutable state: compiled functions by cache file and name.
@@ -151,6 +152,37 @@ def build_adjoint_module(parsed: ParsedFunction, request: Request) -> Built:
     return Built(str(path), names[0], names[1], outputs, types.result.kind, names[2])
 
 
+def build_tangent_module(parsed: ParsedFunction, request: Request) -> Built:
+    """Stages 2-5 for a forward-mode derivative (``jvp``, ``tangent_source``, ``hessian``)."""
+    key = source_key(parsed, "forward", repr(request))
+    path = compile_stage.module_path(f"{parsed.name}_tangent", key)
+    names = (parsed.name, f"{parsed.name}_jvp")
+    if path.exists():
+        meta = _read_meta(path)
+        return Built(str(path), names[0], names[1], meta["outputs"], meta["result"])
+    nf = normalized(parsed)
+    wrt = [nf.params[k] for k in request.argnums]
+    with stage("types", parsed.name):
+        types = infer_types(nf, request.arg_types)
+    resolve_inplace_updates(nf.node, types)
+    primal_text = function_source(nf.node)[0]
+    outputs = _output_count(nf.node)
+    with stage("forward", parsed.name):
+        tangent = build_tangent(nf, types, wrt, names[1])
+    tangent_text = function_source(tangent)[0]
+    _dump("forward", tangent_text)
+    signature = ", ".join(f"{p}: {t}" for p, t in zip(nf.params, request.arg_types))
+    header = (
+        f"{_origin_line(parsed)}\n\nForward mode (tangents) with respect to {', '.join(wrt)}.\n"
+        f"Argument types: {signature}.\n"
+        f"sourcediff-meta: outputs={outputs} result={types.result.kind}"
+    )
+    text = module_source(header, nf.constants, [primal_text, tangent_text])
+    compile_stage.write_module(path, text)
+    STATS["transforms"] += 1
+    return Built(str(path), names[0], names[1], outputs, types.result.kind)
+
+
 def build_primal_module(parsed: ParsedFunction) -> Built:
     """Stages 2 and 5 for the primal alone (``sd.jit``)."""
     key = source_key(parsed, "primal")
@@ -162,6 +194,13 @@ def build_primal_module(parsed: ParsedFunction) -> Built:
         compile_stage.write_module(path, text)
         STATS["transforms"] += 1
     return Built(str(path), parsed.name, "", 1, "")
+
+
+def load_module(built: Built):
+    """The generated module itself (its functions as plain Python)."""
+    from pathlib import Path
+
+    return compile_stage.import_module(Path(built.path))
 
 
 def load(built: Built, function_name: str, jit: bool):

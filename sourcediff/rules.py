@@ -34,14 +34,16 @@ class Rule:
 
     ``adjoints``, when given, replaces ``partial * g`` for functions whose
     adjoint is not a product, such as reductions: ``np.sum(x)`` has adjoint
-    ``g`` (broadcast back over ``x``). ``min_args`` allows trailing optional
-    parameters (array constructors).
+    ``g`` (broadcast back over ``x``); ``tangents`` then gives forward mode's
+    contribution of each argument in terms of its tangent ``tangent``.
+    ``min_args`` allows trailing optional parameters (array constructors).
     """
 
     name: str
     params: tuple[str, ...]
     partials: tuple[str | None, ...]
     adjoints: tuple[str | None, ...] | None = None
+    tangents: tuple[str | None, ...] | None = None
     array_partials: tuple[str | None, ...] | None = None
     min_args: int = -1
 
@@ -121,6 +123,7 @@ ROWS = [
     _row("bool", "x", None),
     _row("round", "x", None),
     _row("len", "x", None),
+    Rule("range", ("a", "b", "c"), (None, None, None), min_args=1),
     # The math module.
     *[_row(f"math.{name}", "x", d) for name, d in _UNARY_MATH.items()],
     _row("math.atan2", "y x", "x / (x * x + y * y)", "-y / (x * x + y * y)"),
@@ -223,6 +226,7 @@ def _array_rows() -> list[Rule]:
             ("start", "stop", "step"),
             ("1", None, "1"),
             adjoints=("np.sum(g)", None, "np.sum(g * np.arange(0, out.size, 1))"),
+            tangents=("tangent + 0.0 * out", None, "tangent * np.arange(0, out.size, 1)"),
         )
     )
     # np.linspace(a, b, n): a + (b - a) * k / (n - 1).
@@ -236,26 +240,113 @@ def _array_rows() -> list[Rule]:
                 "np.sum(g * np.linspace(0.0, 1.0, out.size))",
                 None,
             ),
+            tangents=(
+                "tangent * (1.0 - np.linspace(0.0, 1.0, out.size))",
+                "tangent * np.linspace(0.0, 1.0, out.size)",
+                None,
+            ),
         )
     )
-    rows.append(Rule("np.full", ("shape", "v"), (None, "1"), adjoints=(None, "np.sum(g)")))
+    rows.append(
+        Rule(
+            "np.full",
+            ("shape", "v"),
+            (None, "1"),
+            adjoints=(None, "np.sum(g)"),
+            tangents=(None, "np.full(shape, tangent)"),
+        )
+    )
     rows.append(Rule("np.copy", ("x",), ("1",)))
     rows.append(
-        Rule("np.sum", ("x", "axis"), ("1", None), adjoints=(SUM_ADJOINT, None), min_args=1)
+        Rule(
+            "np.sum",
+            ("x", "axis"),
+            ("1", None),
+            adjoints=(SUM_ADJOINT, None),
+            tangents=("np.sum(tangent) if axis is None else np.sum(tangent, axis=axis)", None),
+            min_args=1,
+        )
     )
     rows.append(
-        Rule("np.mean", ("x", "axis"), ("1", None), adjoints=(MEAN_ADJOINT, None), min_args=1)
+        Rule(
+            "np.mean",
+            ("x", "axis"),
+            ("1", None),
+            adjoints=(MEAN_ADJOINT, None),
+            tangents=("np.mean(tangent)", None),
+            min_args=1,
+        )
     )
-    rows.append(Rule("np.prod", ("x",), ("1",), adjoints=("out / x * g",)))
-    rows.append(Rule("np.max", ("x",), ("1",), adjoints=("first_extreme_mask(x, out) * g",)))
-    rows.append(Rule("np.min", ("x",), ("1",), adjoints=("first_extreme_mask(x, out) * g",)))
-    rows.append(Rule("np.cumsum", ("x",), ("1",), adjoints=("np.cumsum(g[::-1])[::-1]",)))
-    rows.append(Rule("dot", ("a", "b"), ("1", "1"), adjoints=(DOT_LEFT, DOT_RIGHT)))
-    rows.append(Rule("np.outer", ("a", "b"), ("1", "1"), adjoints=("dot(g, b)", "dot(a, g)")))
-    rows.append(Rule("norm", ("x",), ("1",), adjoints=("x / out * g if out > 0 else 0.0 * x",)))
-    rows.append(Rule("np.transpose", ("x",), ("1",), adjoints=("np.transpose(g)",)))
-    rows.append(Rule("np.ravel", ("x",), ("1",), adjoints=(RESHAPE_BACK,)))
-    rows.append(Rule("np.reshape", ("x", "shape"), ("1", None), adjoints=(RESHAPE_BACK, None)))
+    rows.append(
+        Rule(
+            "np.prod",
+            ("x",),
+            ("1",),
+            adjoints=("out / x * g",),
+            tangents=("np.sum(out / x * tangent)",),
+        )
+    )
+    extreme = ("first_extreme_mask(x, out) * g",)
+    extreme_tangent = ("np.sum(first_extreme_mask(x, out) * tangent)",)
+    rows.append(Rule("np.max", ("x",), ("1",), adjoints=extreme, tangents=extreme_tangent))
+    rows.append(Rule("np.min", ("x",), ("1",), adjoints=extreme, tangents=extreme_tangent))
+    rows.append(
+        Rule(
+            "np.cumsum",
+            ("x",),
+            ("1",),
+            adjoints=("np.cumsum(g[::-1])[::-1]",),
+            tangents=("np.cumsum(tangent)",),
+        )
+    )
+    rows.append(
+        Rule(
+            "dot",
+            ("a", "b"),
+            ("1", "1"),
+            adjoints=(DOT_LEFT, DOT_RIGHT),
+            tangents=("dot(tangent, b)", "dot(a, tangent)"),
+        )
+    )
+    rows.append(
+        Rule(
+            "np.outer",
+            ("a", "b"),
+            ("1", "1"),
+            adjoints=("dot(g, b)", "dot(a, g)"),
+            tangents=("np.outer(tangent, b)", "np.outer(a, tangent)"),
+        )
+    )
+    rows.append(
+        Rule(
+            "norm",
+            ("x",),
+            ("1",),
+            adjoints=("x / out * g if out > 0 else 0.0 * x",),
+            tangents=("np.sum(x * tangent) / out if out > 0 else 0.0",),
+        )
+    )
+    rows.append(
+        Rule(
+            "np.transpose",
+            ("x",),
+            ("1",),
+            adjoints=("np.transpose(g)",),
+            tangents=("np.transpose(tangent)",),
+        )
+    )
+    rows.append(
+        Rule("np.ravel", ("x",), ("1",), adjoints=(RESHAPE_BACK,), tangents=("np.ravel(tangent)",))
+    )
+    rows.append(
+        Rule(
+            "np.reshape",
+            ("x", "shape"),
+            ("1", None),
+            adjoints=(RESHAPE_BACK, None),
+            tangents=("np.reshape(np.ascontiguousarray(tangent), shape)", None),
+        )
+    )
     return rows
 
 
