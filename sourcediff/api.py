@@ -241,13 +241,13 @@ def _output(value):
 
 
 def jacobian(func, argnums=0, mode="auto", *, policy="auto", jit=True):
-    """The Jacobian of ``func`` with respect to ``argnums``, by reverse sweeps.
+    """The Jacobian of ``func`` with respect to ``argnums``.
 
-    One reverse sweep per output element (``mode`` is accepted for JAX
-    compatibility; every mode uses reverse sweeps today). The result for an
-    output of shape ``S`` and an input of shape ``T`` has shape ``S + T`` (a
-    float when both are scalars); a tuple result gives a tuple of Jacobians,
-    a tuple ``argnums`` a tuple per output.
+    ``mode="reverse"`` takes one reverse sweep per output element,
+    ``"forward"`` one tangent pass per input element, ``"auto"`` whichever
+    needs fewer. The result for an output of shape ``S`` and an input of shape
+    ``T`` has shape ``S + T`` (a float when both are scalars); a tuple result
+    gives a tuple of Jacobians, a tuple ``argnums`` a tuple per output.
     """
     if mode not in ("auto", "forward", "reverse"):
         raise ArgumentError(f"mode must be 'auto', 'forward' or 'reverse', got {mode!r}")
@@ -258,13 +258,41 @@ def jacobian(func, argnums=0, mode="auto", *, policy="auto", jit=True):
         transformed.check_differentiable(args)
         value = _primal(func, args, jit)
         outputs = _outputs_of(value)
-        per_output = [
-            _jacobian_of_output(transformed, args, outputs, k) for k in range(len(outputs))
-        ]
+        n_in = sum(int(np.size(args[k])) for k in transformed.argnums)
+        n_out = sum(int(np.size(o)) for o in outputs)
+        if mode == "forward" or (mode == "auto" and n_in < n_out):
+            per_output = _jacobian_by_tangents(transformed, args, outputs)
+        else:
+            per_output = [
+                _jacobian_of_output(transformed, args, outputs, k) for k in range(len(outputs))
+            ]
         rows = [r[0] if transformed.single else r for r in per_output]
         return tuple(rows) if isinstance(value, tuple) else rows[0]
 
     return functools.wraps(func)(jac)
+
+
+def _jacobian_by_tangents(transformed: _Transformed, args: tuple, outputs: tuple):
+    """Jacobians of every output with respect to each of ``argnums``, one tangent pass
+    per input element."""
+    _, tangent_fn = _tangent_function(transformed, args)
+    per_output = []
+    blocks = [
+        [np.zeros(np.shape(o) + np.shape(args[a])) for a in transformed.argnums] for o in outputs
+    ]
+    for which, k in enumerate(transformed.argnums):
+        for index in np.ndindex(*np.shape(args[k])):
+            dots = _unit(args, transformed.argnums, which, index)
+            copies = tuple(np.array(a, copy=True) if isinstance(a, np.ndarray) else a for a in args)
+            _, tangent = tangent_fn(*copies, *dots)
+            tangents = tangent if isinstance(tangent, tuple) else (tangent,)
+            for o, t in enumerate(tangents):
+                target = blocks[o][which]
+                column = (slice(None),) * (target.ndim - len(index)) + index
+                target[column] = t
+    for row in blocks:
+        per_output.append(tuple(b if b.ndim else float(b) for b in row))
+    return per_output
 
 
 def _jacobian_of_output(transformed: _Transformed, args: tuple, outputs: tuple, k: int):

@@ -85,3 +85,20 @@ def test_hessian_of_a_loop_over_an_array_against_differences_of_the_gradient():
     np.testing.assert_allclose(h, reference, atol=1e-6)
     np.testing.assert_allclose(h, h.T, rtol=1e-12)
     assert h.shape == (4, 4)
+
+
+def model(x, a):
+    y = np.sin(x) * a + x * x
+    return y, np.sum(y * x)
+
+
+@pytest.mark.parametrize("mode", ["forward", "reverse", "auto"])
+def test_jacobian_modes_agree_with_the_closed_form(mode):
+    x = np.array([0.1, 0.5, 0.9, -0.3])
+    (jy_x, jy_a), (js_x, js_a) = sd.jacobian(model, argnums=(0, 1), mode=mode, jit=False)(x, 2.0)
+    y = np.sin(x) * 2.0 + x * x
+    dy = np.cos(x) * 2.0 + 2 * x
+    np.testing.assert_allclose(jy_x, np.diag(dy), rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(jy_a, np.sin(x), rtol=1e-12)
+    np.testing.assert_allclose(js_x, dy * x + y, rtol=1e-12)
+    assert js_a == pytest.approx(float(np.sum(np.sin(x) * x)), rel=1e-12)
