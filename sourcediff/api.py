@@ -213,7 +213,8 @@ def vjp(func, *primals, policy="auto", jit=True):
     float_positions = tuple(k for k, v in enumerate(primals) if _differentiable(v))
     transformed = _Transformed(func, float_positions or (0,), policy, jit)
     args = transformed.bind(primals, {})
-    value = _primal(func, args, jit)
+    entry = _copies(args)  # the pullback differentiates at the values on entry
+    value = _primal(func, args, jit)  # and the caller's arrays end as the function leaves them
     if not float_positions:
         return value, lambda cotangent: tuple(None for _ in primals)
     outputs = _outputs_of(value)
@@ -225,13 +226,18 @@ def vjp(func, *primals, policy="auto", jit=True):
         if len(seeds) != len(outputs):
             raise ArgumentError(f"the cotangent must have {len(outputs)} components")
         seeds = tuple(_seed_like(s, o) for s, o in zip(seeds, outputs))
-        _, _, grads = transformed.run_vjp(args, seeds)
+        _, _, grads = transformed.run_vjp(_copies(entry), seeds)
         result = [None] * len(primals)
         for k, g in zip(float_positions, grads):
             result[k] = g
         return tuple(result)
 
     return _output(value), pullback
+
+
+def _copies(args: tuple) -> tuple:
+    """The arguments with every array copied (functions may write into their arrays)."""
+    return tuple(np.array(a, copy=True) if isinstance(a, np.ndarray) else a for a in args)
 
 
 def _output(value):
@@ -256,7 +262,9 @@ def jacobian(func, argnums=0, mode="auto", *, policy="auto", jit=True):
     def jac(*args, **kwargs):
         args = transformed.bind(args, kwargs)
         transformed.check_differentiable(args)
-        value = _primal(func, args, jit)
+        entry = _copies(args)
+        value = _primal(func, args, jit)  # the caller's arrays end as the function leaves them
+        args = entry
         outputs = _outputs_of(value)
         n_in = sum(int(np.size(args[k])) for k in transformed.argnums)
         n_out = sum(int(np.size(o)) for o in outputs)
@@ -302,6 +310,7 @@ def _jacobian_of_output(transformed: _Transformed, args: tuple, outputs: tuple, 
     blocks = [np.zeros(shape + np.shape(args[a])) for a in transformed.argnums]
     for index in np.ndindex(*shape):
         seeds = []
+        args_now = _copies(args)
         for j, other in enumerate(outputs):
             seed = np.zeros_like(other) if isinstance(other, np.ndarray) else 0.0
             if j == k:
@@ -310,7 +319,7 @@ def _jacobian_of_output(transformed: _Transformed, args: tuple, outputs: tuple, 
                 else:
                     seed = 1.0
             seeds.append(seed)
-        _, _, grads = transformed.run_vjp(args, tuple(seeds))
+        _, _, grads = transformed.run_vjp(args_now, tuple(seeds))
         for block, g in zip(blocks, grads):
             block[index] = g
     return tuple(b if b.ndim else float(b) for b in blocks)

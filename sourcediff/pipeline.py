@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from . import compile as compile_stage
 from .analysis.activity import active_variables, output_names
+from .analysis.aliases import check_aliasing
 from .analysis.inplace import resolve_inplace_updates
 from .analysis.recompute import choose_recomputed
 from .analysis.recording import analyze_recording, reverse_reads
@@ -121,6 +122,7 @@ def build_adjoint_module(parsed: ParsedFunction, request: Request) -> Built:
         types = infer_types(nf, request.arg_types)
     _dump("types", "\n".join(f"{k}: {v}" for k, v in sorted(types.variables.items())))
     resolve_inplace_updates(nf.node, types)
+    check_aliasing(nf.node, types, nf.filename)
     primal_text = function_source(nf.node)[0]
     with stage("activity", parsed.name):
         active = active_variables(nf.node, types, wrt)
@@ -165,6 +167,7 @@ def build_tangent_module(parsed: ParsedFunction, request: Request) -> Built:
     with stage("types", parsed.name):
         types = infer_types(nf, request.arg_types)
     resolve_inplace_updates(nf.node, types)
+    check_aliasing(nf.node, types, nf.filename)
     primal_text = function_source(nf.node)[0]
     outputs = _output_count(nf.node)
     with stage("forward", parsed.name):

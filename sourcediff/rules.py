@@ -130,7 +130,6 @@ ROWS = [
     _row("math.hypot", "x y", "x / out if out > 0 else 0.0", "y / out if out > 0 else 0.0"),
     _row("math.pow", "x y", POW_X, POW_Y),
     _row("math.copysign", "x y", "math.copysign(1.0, x) * math.copysign(1.0, y)", None),
-    _row("math.fmod", "a b", "1", "-math.trunc(a / b)"),
 ]
 
 

@@ -71,3 +71,25 @@ def iteration_state(loop: ast.For | ast.While, live_after: set[str]) -> list[str
     carried = block(loop.body, live_in | live_after)
     target = {loop.target.id} if isinstance(loop, ast.For) else set()
     return sorted((carried & modified(loop.body)) - target)
+
+
+def live_after_writes(node: ast.FunctionDef) -> dict[int, set[str]]:
+    """For each element or region write, the variables live right after it."""
+    found: dict[int, set[str]] = {}
+
+    def walk(stmts: list[ast.stmt], live: set[str]) -> set[str]:
+        for stmt in reversed(stmts):
+            if ir.is_element_write(stmt):
+                found[id(stmt)] = found.get(id(stmt), set()) | live
+            if isinstance(stmt, ast.If):
+                live = walk(stmt.body, set(live)) | walk(stmt.orelse, set(live)) | _reads(stmt.test)
+            elif isinstance(stmt, (ast.For, ast.While)):
+                entry = _stmt(stmt, live)  # the fixpoint: what is live at each iteration's end
+                walk(stmt.body, entry | live)
+                live = entry
+            else:
+                live = _stmt(stmt, live)
+        return live
+
+    walk(node.body, set())
+    return found

@@ -36,7 +36,9 @@ class _Loop:
 @dataclass
 class _Function:
     namer: Namer
-    result: str = ""
+    fn: object = None
+    results: list = None  # one result variable per returned value
+    returns_tuple: bool = False
     returned: str = ""
 
 
@@ -55,12 +57,19 @@ def lower_exits(fn: ParsedFunction, node: ast.FunctionDef, namer: Namer, helper=
     if not _needs_lowering(body):
         node.body = body
         return node
-    state = _Function(namer)
+    returns = [n for n in ast.walk(node) if isinstance(n, ast.Return) and n.value is not None]
+    state = _Function(namer, fn, [], any(isinstance(r.value, ast.Tuple) for r in returns))
     new_body, _ = _lower_block(body, [], state)
     prologue = []
     if state.returned:
         prologue.append(_assign(state.returned, False, node))
-    last = ast.Return(value=ast.Name(state.result, ast.Load()) if state.result else None)
+    if not state.results:
+        value = None
+    elif state.returns_tuple:
+        value = ast.Tuple([ast.Name(r, ast.Load()) for r in state.results], ast.Load())
+    else:
+        value = ast.Name(state.results[0], ast.Load())
+    last = ast.Return(value=value)
     ast.copy_location(last, body[-1])
     node.body = prologue + new_body + [last]
     return node
@@ -145,9 +154,18 @@ def _lower_stmt(stmt, loops: list[_Loop], state: _Function):
 def _lower_return(stmt: ast.Return, loops: list[_Loop], state: _Function):
     out = []
     if stmt.value is not None:
-        state.result = state.result or state.namer.fresh("result")
-        assign = ast.Assign([ast.Name(state.result, ast.Store())], stmt.value)
-        out.append(ast.copy_location(assign, stmt))
+        values = stmt.value.elts if isinstance(stmt.value, ast.Tuple) else [stmt.value]
+        if not state.results:
+            state.results = [state.namer.fresh("result") for _ in values]
+        if len(values) != len(state.results) or (
+            isinstance(stmt.value, ast.Tuple) != state.returns_tuple
+        ):
+            raise state.fn.error(
+                stmt, "every 'return' must give the same number of values; return a, b everywhere"
+            )
+        for name, value in zip(state.results, values):
+            assign = ast.Assign([ast.Name(name, ast.Store())], value)
+            out.append(ast.copy_location(assign, stmt))
     state.returned = state.returned or state.namer.fresh("returned")
     out.append(_assign(state.returned, True, stmt))
     for loop in loops:

@@ -119,7 +119,11 @@ def _bind_result(stmt, result: ast.Return, helper, namer: Namer, temps):
         return [_located(ast.Assign([target], value), stmt)]
     names = [e.id for e in target.elts]
     if not isinstance(value, ast.Tuple) or len(value.elts) != len(names):
-        raise helper.error(stmt, f"cannot unpack the result of '{helper.name}' into {len(names)}")
+        raise helper.error(
+            stmt,
+            f"cannot unpack the result of '{helper.name}' into {len(names)}: it must end with "
+            f"'return a, b' giving {len(names)} values (not a tuple kept in a variable)",
+        )
     out, atoms = [], []
     for atom in value.elts:
         if isinstance(atom, ast.Name) and atom.id in names:

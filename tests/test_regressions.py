@@ -1,0 +1,99 @@
+"""Reproductions of bugs an independent stress test found, kept as regression tests."""
+
+import numpy as np
+import pytest
+
+import sourcediff as sd
+
+
+def alias_then_write(a):
+    b = a
+    b[0] = b[0] * 3.0
+    return np.sum(a * a)
+
+
+def view_then_write(a):
+    b = a.copy()
+    mid = b[1:-1]
+    mid *= 2.0
+    return np.sum(b * b)
+
+
+def write_while_view_alive(a):
+    b = a.copy()
+    row = b[1:3]
+    b[1] = 7.0
+    return np.sum(row)
+
+
+@pytest.mark.parametrize("func", [alias_then_write, view_then_write, write_while_view_alive])
+def test_writing_through_shared_memory_is_refused_not_miscomputed(func):
+    with pytest.raises(sd.UnsupportedSyntaxError, match="shares its memory"):
+        sd.grad(func, jit=False)(np.array([1.0, 2.0, 3.0, 4.0]))
+
+
+def _fresh(n):
+    f = np.zeros(n)
+    for i in range(n):
+        f[i] = i * 0.5
+    return f
+
+
+def returned_array_written(a):
+    force = _fresh(a.shape[0])
+    force[0] = a[0] * 2.0
+    return np.sum(force * a)
+
+
+def stencil_with_slices(u0, alpha):
+    u = u0.copy()
+    for _ in range(3):
+        lap = u[:-2] - 2.0 * u[1:-1] + u[2:]
+        u[1:-1] += alpha * lap
+    return np.sum(u * u)
+
+
+def test_arrays_that_share_memory_only_briefly_are_still_differentiated():
+    sd.check_grad(returned_array_written, np.array([1.0, 2.0, 3.0]), jit=False)
+    sd.check_grad(stencil_with_slices, np.linspace(0, 1, 6), 0.2, argnums=(0, 1), jit=False)
+
+
+def scale_in_place(a, c):
+    for i in range(a.shape[0]):
+        a[i] = a[i] * c + 1.0
+    return np.sum(a * a)
+
+
+@pytest.mark.parametrize("mode", ["forward", "reverse"])
+def test_jacobian_differentiates_at_the_values_on_entry(mode):
+    a = np.array([1.0, 2.0, 3.0])
+    expected = sd.grad(scale_in_place, jit=False)(a.copy(), 1.5)
+    actual = sd.jacobian(scale_in_place, mode=mode, jit=False)(a, 1.5)
+    np.testing.assert_allclose(actual, expected, rtol=1e-12)
+    np.testing.assert_allclose(a, [2.5, 4.0, 5.5])  # the caller's array, as the function leaves it
+
+
+def test_vjp_pullback_is_repeatable_and_at_the_values_on_entry():
+    a = np.array([1.0, 2.0, 3.0])
+    expected = sd.grad(scale_in_place, argnums=(0, 1), jit=False)(a.copy(), 1.5)
+    _, pullback = sd.vjp(scale_in_place, a, 1.5, jit=False)
+    for _ in range(2):
+        grads = pullback(1.0)
+        np.testing.assert_allclose(grads[0], expected[0], rtol=1e-12)
+        assert grads[1] == pytest.approx(expected[1], rel=1e-12)
+
+
+def _pair(a, b):
+    if a > b:
+        return a * b, a - b
+    return a + b, a * a
+
+
+def tuple_from_two_returns(x, y):
+    p, q = _pair(x, y)
+    return p * q
+
+
+@pytest.mark.parametrize("point", [(0.8, 0.3), (0.2, 0.9)])
+def test_helpers_returning_tuples_from_several_returns(point):
+    sd.check_grad(tuple_from_two_returns, *point, argnums=(0, 1), jit=False)
