@@ -1,4 +1,4 @@
-"""Command line: ``python -m sourcediff show FILE:FUNC [--mode reverse] [--wrt x,y]``.
+"""Command line: ``python -m sourcediff show FILE:FUNC [--mode reverse|forward] [--wrt x,y]``.
 
 Prints the generated derivative of a function in a Python file as readable
 source. Derivatives are specialized to argument types; ``--args`` gives example
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .api import adjoint_source
+from .api import adjoint_source, tangent_source
 from .errors import SourceDiffError
 
 
@@ -54,7 +54,7 @@ def main(argv: list[str] | None = None) -> int:
     commands = parser.add_subparsers(dest="command", required=True)
     show = commands.add_parser("show", help="print the generated derivative of FILE:FUNC")
     show.add_argument("target", help="path/to/file.py:function")
-    show.add_argument("--mode", choices=["reverse"], default="reverse")
+    show.add_argument("--mode", choices=["reverse", "forward"], default="reverse")
     show.add_argument("--wrt", help="comma-separated parameter names (default: the first)")
     show.add_argument("--policy", default="auto")
     show.add_argument("--args", help="example arguments, a Python expression")
@@ -65,7 +65,11 @@ def main(argv: list[str] | None = None) -> int:
         value = eval(options.args, {"np": np, "numpy": np})  # the user's own expression
         args = value if isinstance(value, tuple) else (value,)
     try:
-        print(adjoint_source(func, _argnums(func, options.wrt), options.policy, args=args))
+        argnums = _argnums(func, options.wrt)
+        if options.mode == "forward":
+            print(tangent_source(func, argnums, args=args))
+        else:
+            print(adjoint_source(func, argnums, options.policy, args=args))
     except SourceDiffError as exc:
         print(exc, file=sys.stderr)
         return 1

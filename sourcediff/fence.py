@@ -93,6 +93,8 @@ def _check_signature(fn: _Site) -> None:
 def _check_node(fn: _Site, node: ast.AST) -> None:
     if isinstance(node, ast.Constant) and node.value is Ellipsis:
         return
+    if isinstance(node, ast.Constant) and node.value is None:
+        raise fn.error(node, "None is not supported here; for a new axis use a.reshape(...)")
     if isinstance(node, ast.Constant) and not isinstance(node.value, (bool, int, float)):
         if not _is_docstring(fn, node):
             raise fn.error(node, f"constant {node.value!r} is not a number; use numbers only")

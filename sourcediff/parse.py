@@ -188,6 +188,13 @@ def _library_path(value) -> str:
 
 def _resolve_helper(node, value, parsed: ParsedFunction, active) -> Resolved:
     inner = _unwrap(value)
+    if isinstance(value, np.ndarray):
+        raise parsed.error(
+            node,
+            f"the module-level array '{node.id}' cannot be used inside a differentiated "
+            "function; pass it as an argument (it is then not differentiated unless asked)",
+            UnsupportedCallError,
+        )
     if not isinstance(inner, types.FunctionType):
         raise parsed.error(
             node,

@@ -37,3 +37,11 @@ def test_show_reports_a_missing_function():
     result = _show("examples/heat.py:nope")
     assert result.returncode != 0
     assert "nope" in result.stderr
+
+
+def test_show_forward_mode():
+    result = _show(
+        "examples/quickstart.py:f", "--mode", "forward", "--wrt", "x", "--args", "1.5, 0.3, 10"
+    )
+    assert result.returncode == 0, result.stderr
+    assert "def f_jvp(x, y, n, x_dot):" in result.stdout
