@@ -20,7 +20,7 @@ from .analysis.activity import active_variables, output_names
 from .analysis.aliases import check_aliasing
 from .analysis.inplace import resolve_inplace_updates
 from .analysis.recompute import choose_recomputed
-from .analysis.recording import analyze_recording, reverse_reads
+from .analysis.recording import analyze_recording, reverse_reads, time_loop
 from .analysis.types import TypeTable, infer_types
 from .codegen import function_source, module_source
 from .errors import SourceDiffError
@@ -130,7 +130,9 @@ def build_adjoint_module(parsed: ParsedFunction, request: Request) -> Built:
         if recomputes_temporaries(request.policy):
             recomputed = choose_recomputed(nf.node, nf.temps, active, reverse_reads)
         arrays = {n for n, t in types.variables.items() if t.kind == "array"}
-        rerun = loop_mode(request.policy) != "store" or request.policy == "auto"
+        rerun = loop_mode(request.policy) != "store"
+        if request.policy == "auto" and request.memory_budget:
+            rerun = lambda loop: time_loop(loop, types)  # noqa: E731
         recording = analyze_recording(
             nf.node, active, nf.counters, nf.filename, recomputed, arrays, rerun
         )

@@ -156,7 +156,7 @@ class _Analysis:
                 self.filename,
                 loop.lineno,
             )
-        rerun = self.rerun_outermost and self.depth == 0 and isinstance(loop, ast.For)
+        rerun = self.depth == 0 and isinstance(loop, ast.For) and self.rerun_outermost(loop)
         entry = set(live)
         self.depth += 1
         while True:
@@ -197,6 +197,25 @@ class _Analysis:
         return any_work
 
 
+def time_loop(loop: ast.stmt, types) -> bool:
+    """Whether policy "auto" may checkpoint this outermost loop: a ``for`` loop whose
+    variable indexes nothing (a time loop) and whose iterations record a growing
+    amount (an inner loop, or arrays assigned)."""
+    if not isinstance(loop, ast.For):
+        return False
+    body = ast.Module(body=loop.body, type_ignores=[])
+    target = loop.target.id
+    for node in ast.walk(body):
+        if isinstance(node, ast.Subscript):
+            index = node.slice
+            if any(isinstance(n, ast.Name) and n.id == target for n in ast.walk(index)):
+                return False
+    if any(isinstance(n, (ast.For, ast.While)) for n in ast.walk(body)):
+        return True
+    assigned = {ir.target_name(s) for s in ast.walk(body) if isinstance(s, ast.Assign)}
+    return any(types[name].kind == "array" for name in assigned if name)
+
+
 def analyze_recording(
     node, active, counters, filename, recomputed=None, arrays=(), rerun_outermost=False
 ) -> Recording:
@@ -207,6 +226,9 @@ def analyze_recording(
     ``rerun_outermost`` the outermost ``for`` loops are reversed by re-running
     their iterations (recompute and checkpoint policies).
     """
+    if not callable(rerun_outermost):
+        everything = bool(rerun_outermost)
+        rerun_outermost = lambda loop: everything  # noqa: E731
     analysis = _Analysis(
         node, active, counters, filename, recomputed or {}, set(arrays), rerun_outermost
     )

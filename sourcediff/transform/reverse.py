@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from .. import ir, rules
 from ..analysis.liveness import iteration_state
 from ..analysis.recompute import names_read
-from ..analysis.recording import Recording
+from ..analysis.recording import Recording, time_loop
 from ..codegen import Comment
 from ..policy import loop_mode
 from .checkpoint import IterationState, checkpoint_loop, recompute_loop, without_exit
@@ -265,21 +265,9 @@ class ReverseBuilder:
                 return self.iteration_loop(loop)
             if loop_mode(self.policy) == "checkpoint":
                 return self.iteration_loop(loop, str(self.policy.snapshots))
-            if self.policy == "auto" and self.memory_budget and self.record_may_be_large(loop):
+            if self.policy == "auto" and self.memory_budget and time_loop(loop, self.types):
                 return self.budgeted_loop(loop, reverse_header)
         return self.store_loop(loop, reverse_header)
-
-    def record_may_be_large(self, loop: ast.For) -> bool:
-        """Whether one iteration's record grows with the problem: an inner loop or arrays.
-
-        A loop recording a few numbers per iteration needs tens of millions of
-        iterations to fill the budget, so "auto" stores it without a second variant.
-        """
-        body = ast.Module(body=loop.body, type_ignores=[])
-        if any(isinstance(n, (ast.For, ast.While)) for n in ast.walk(body)):
-            return True
-        assigned = {ir.target_name(s) for s in ast.walk(body) if isinstance(s, ast.Assign)}
-        return any(self.types[name].kind == "array" for name in assigned if name)
 
     def budgeted_loop(self, loop: ast.For, reverse_header):
         """Policy "auto": store this loop's record if it fits the memory budget, else
