@@ -445,6 +445,7 @@ def _state_dtype(t) -> str:
 
 
 def element_write(stmt: ast.Assign) -> bool:
+    """Whether ``stmt`` writes into an array (``a[i] = v``)."""
     return ir.is_element_write(stmt)
 
 
