@@ -4,7 +4,7 @@ They are Numba functions (or Python functions with a Numba overload) so that
 generated code calling them compiles in nopython mode; each can also be called
 from plain Python, which is what ``jit=False`` does.
 
-- ``grow``: double a record's capacity;
+- ``reserve``: make room in a record (capacity doubling);
 - ``sum_to``: reduce a broadcast adjoint back to an operand's shape;
 - ``dot`` and its adjoints: matrix products without BLAS (Numba's ``np.dot``
   needs SciPy, which is not a dependency);
@@ -17,14 +17,6 @@ import numba
 import numpy as np
 from numba import types
 from numba.extending import overload
-
-
-@numba.njit(cache=True)
-def grow(tape):
-    """A copy of the 1-D record ``tape`` with twice its capacity (at least 16)."""
-    bigger = np.empty(max(16, 2 * tape.shape[0]), tape.dtype)
-    bigger[: tape.shape[0]] = tape
-    return bigger
 
 
 @numba.njit(cache=True)
@@ -234,7 +226,6 @@ def _inplace_update(target, value):
 HELPERS = (
     "inplace_update",
     "revolve_actions",
-    "grow",
     "reserve",
     "sum_to",
     "dot",

@@ -143,7 +143,7 @@ def checkpoint_loop(loop, primal_body, body_f, body_r, state, count, snapshots, 
     advance = ast.For(
         ast.Name(it, ast.Store()),
         ast.parse(f"range({actions}[{a}, 1], {actions}[{a}, 2])", mode="eval").body,
-        [iteration_index(loop, it)] + copy.deepcopy(_without_exit(primal_body)),
+        [iteration_index(loop, it)] + copy.deepcopy(without_exit(primal_body)),
         [],
     )
     take = _parse(f"{slot} = {actions}[{a}, 1]") + state.take(slot)
@@ -172,12 +172,9 @@ def checkpoint_loop(loop, primal_body, body_f, body_r, state, count, snapshots, 
     return entry + [forward], schedule + [driver] + after
 
 
-def _without_exit(body: list[ast.stmt]) -> list[ast.stmt]:
+def without_exit(body: list[ast.stmt]) -> list[ast.stmt]:
     """``body`` without its canonical final ``if broke: break`` (see normalize.exits)."""
     last = body[-1] if body else None
     if isinstance(last, ast.If) and last.body and isinstance(last.body[0], ast.Break):
         return body[:-1]
     return body
-
-
-without_exit = _without_exit

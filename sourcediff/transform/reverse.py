@@ -115,7 +115,7 @@ class ReverseBuilder:
             save, restore = self.tapes.save(target, self.loops, element)
         rev = []
         if target in self.active:
-            rev = self.element_write(stmt) if element_write(stmt) else self.adjoint(stmt)
+            rev = self.element_write(stmt) if ir.is_element_write(stmt) else self.adjoint(stmt)
         rev = [_located(s, stmt) for s in rev + restore]
         return save + [self.forward_form(stmt)], rev
 
@@ -442,11 +442,6 @@ def _state_dtype(t) -> str:
     if t.kind == "float":
         return t.dtype or "float64"
     return {"int": "int64", "bool": "bool_"}.get(t.kind, "float64")
-
-
-def element_write(stmt: ast.Assign) -> bool:
-    """Whether ``stmt`` writes into an array (``a[i] = v``)."""
-    return ir.is_element_write(stmt)
 
 
 def _written_arrays(node: ast.FunctionDef) -> set[str]:

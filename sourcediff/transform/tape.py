@@ -6,7 +6,7 @@ saved inside loops go to one NumPy stack per variable and outermost loop
 in exactly the reverse order by the reverse sweep. Before the outermost loop
 the stack is allocated with the exact number of pushes when every loop on the
 way is a ``range`` loop whose bounds the loop nest does not change; otherwise
-it starts at a guess and doubles when full (``grow``). No Python objects.
+it starts at a guess and doubles when full (``reserve``). No Python objects.
 """
 
 from __future__ import annotations
@@ -121,8 +121,7 @@ class Tapes:
             else:
                 tape = self._growable_push(stmt)
                 if tape is not None and isinstance(innermost, ast.While):
-                    full = f"if {tape.top} == {tape.name}.shape[0]:\n"
-                    out.append(_parse(full + f"    {tape.name} = grow({tape.name})"))
+                    out.append(_parse(f"{tape.name} = reserve({tape.name}, {tape.top} + 1)"))
             out.append(stmt)
         return out
 

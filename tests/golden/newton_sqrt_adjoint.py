@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from sourcediff.runtime import grow
+from sourcediff.runtime import reserve
 
 
 
@@ -73,8 +73,7 @@ def newton_sqrt_vjp(a, newton_sqrt_bar):
         # golden_functions.py:25: x = 0.5 * (x + a / x)
         t7 = a / x
         t8 = x + t7
-        if x_top == x_tape.shape[0]:
-            x_tape = grow(x_tape)
+        x_tape = reserve(x_tape, x_top + 1)
         x_tape[x_top] = x
         x_top += 1
         x = 0.5 * t8
