@@ -7,6 +7,7 @@ from .api import (
     adjoint_source,
     grad,
     hessian,
+    hvp,
     jacobian,
     jit,
     jvp,
@@ -15,6 +16,7 @@ from .api import (
     value_and_grad,
     vjp,
 )
+from .custom import custom_jvp, custom_vjp
 from .errors import (
     ArgumentError,
     SourceDiffError,
@@ -36,8 +38,11 @@ __all__ = [
     "UnsupportedSyntaxError",
     "adjoint_source",
     "check_grad",
+    "custom_jvp",
+    "custom_vjp",
     "grad",
     "hessian",
+    "hvp",
     "jacobian",
     "jit",
     "jvp",

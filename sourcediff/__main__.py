@@ -2,8 +2,9 @@
 
 Prints the generated derivative of a function in a Python file as readable
 source. Derivatives are specialized to argument types; ``--args`` gives example
-arguments as a Python expression (``--args "np.ones(8), 0.1, 5"``), otherwise
-they are guessed from how the function uses its parameters.
+arguments as a Python expression (``--args "np.ones(8), 0.1, 5"``), ``--signature``
+a Numba signature (``--signature "float64[:], float64, int64"``); otherwise they
+are guessed from how the function uses its parameters.
 """
 
 from __future__ import annotations
@@ -58,6 +59,7 @@ def main(argv: list[str] | None = None) -> int:
     show.add_argument("--wrt", help="comma-separated parameter names (default: the first)")
     show.add_argument("--policy", default="auto")
     show.add_argument("--args", help="example arguments, a Python expression")
+    show.add_argument("--signature", help='argument types, e.g. "float64[:], float64, int64"')
     options = parser.parse_args(argv)
     func = _load_function(options.target)
     args = None
@@ -66,10 +68,11 @@ def main(argv: list[str] | None = None) -> int:
         args = value if isinstance(value, tuple) else (value,)
     try:
         argnums = _argnums(func, options.wrt)
+        types = {"args": args, "signature": options.signature}
         if options.mode == "forward":
-            print(tangent_source(func, argnums, args=args))
+            print(tangent_source(func, argnums, **types))
         else:
-            print(adjoint_source(func, argnums, options.policy, args=args))
+            print(adjoint_source(func, argnums, options.policy, **types))
     except SourceDiffError as exc:
         print(exc, file=sys.stderr)
         return 1

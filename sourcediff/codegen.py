@@ -118,6 +118,8 @@ def module_source(header: str, constants: dict[str, object], functions: list[str
     used = [h for h in runtime.HELPERS if any(re.search(rf"\b{h}\(", f) for f in functions)]
     if used:
         parts += [f"from sourcediff.runtime import {', '.join(used)}", ""]
+    if any("verify_check(" in f for f in functions):
+        parts += ["from sourcediff.verify import verify_check, verify_log", ""]
     array_types = sorted(set(re.findall(r"\bARRAY_(\w+?)_(\d)D_([CFA])\b", "".join(functions))))
     if array_types:
         parts += ["from numba import types", "from numba.typed import List", ""]

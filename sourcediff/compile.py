@@ -8,11 +8,20 @@ it is imported as is, and ``numba.njit(cache=True)`` finds its machine code in
 Numba's on-disk cache beside it, so a second process neither transforms nor
 compiles. The directory is ``SOURCEDIFF_CACHE_DIR`` or the platform's user
 cache folder.
+
+The cache is derived data, so damage is repaired rather than reported. Each
+module ends with a checksum line of the text above it; a file that is
+truncated (full disk, killed process) or altered fails the check and is
+rebuilt. Writes go to a temporary name and are renamed into place, so a
+concurrent process sees the old file or the whole new one. A damaged Numba
+index or data file beside a module is deleted and the function recompiled.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import glob
 import hashlib
 import importlib.util
 import os
@@ -22,6 +31,9 @@ from pathlib import Path
 
 import numba
 import numpy as np
+from numba.core.caching import FunctionCache
+
+from .errors import SourceDiffError
 
 VERSION = "0.1.0"
 
@@ -64,24 +76,93 @@ def module_path(stem: str, key: str) -> Path:
     return cache_dir() / f"{stem}_{key}.py"
 
 
+CHECKSUM_PREFIX = "# sourcediff-checksum: "
+
+
+def _checksum(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
 def write_module(path: Path, source: str) -> None:
-    """Write ``source`` atomically, so a concurrent reader never sees half a file."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-    with os.fdopen(fd, "w") as handle:
-        handle.write(source)
-    os.replace(tmp, path)
+    """Write ``source`` and its checksum atomically: readers never see half a file."""
+    text = source + CHECKSUM_PREFIX + _checksum(source) + "\n"
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def read_module(path: Path) -> str | None:
+    """The text of the module at ``path`` (checksum line removed), or None if absent or damaged."""
+    try:
+        text = path.read_text()
+    except (OSError, UnicodeDecodeError):
+        return None
+    body, _, last = text.rstrip("\n").rpartition("\n")
+    if not last.startswith(CHECKSUM_PREFIX) or last[len(CHECKSUM_PREFIX) :] != _checksum(
+        body + "\n"
+    ):
+        return None
+    return body + "\n"
+
+
+def discard(path: Path) -> None:
+    """Delete a (damaged) module and Numba's cache files for its functions."""
+    path.unlink(missing_ok=True)
+    _delete_numba_files(path.parent / "__pycache__", path.stem + ".")
+
+
+def _delete_numba_files(folder: Path, prefix: str) -> None:
+    for file in folder.glob(glob.escape(prefix) + "*"):
+        if file.suffix in (".nbi", ".nbc"):
+            file.unlink(missing_ok=True)
 
 
 def import_module(path: Path):
-    """Import a generated module from its file (so tracebacks and Numba see the file)."""
+    """Import a generated module from its file (so tracebacks and Numba see the file).
+
+    The text executed is the checksummed text, never a half-written file.
+    """
     name = f"sourcediff_generated.{path.stem}"
     if name in sys.modules:
         return sys.modules[name]
+    text = read_module(path)
+    if text is None:
+        raise SourceDiffError(f"the generated module {path} is missing or damaged; call again")
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
+    code = compile(text, str(path), "exec")
     sys.modules[name] = module
-    spec.loader.exec_module(module)
+    try:
+        exec(code, module.__dict__)
+    except BaseException:
+        del sys.modules[name]
+        raise
     return module
+
+
+class _HealingCache(FunctionCache):
+    """Numba's on-disk cache, except that a damaged entry is deleted and recompiled.
+
+    Numba raises whatever its unpickler raises (``ValueError``,
+    ``UnpicklingError``, ``EOFError``, ...) on a garbled index or data file;
+    returning None instead makes the dispatcher compile and save afresh.
+    """
+
+    def load_overload(self, sig, target_context):
+        try:
+            return super().load_overload(sig, target_context)
+        except Exception:
+            index = Path(self._cache_file._index_path)
+            _delete_numba_files(index.parent, index.name[: -len("nbi")])
+            return None
 
 
 def compiled(module, function_name: str, jit: bool):
@@ -89,4 +170,6 @@ def compiled(module, function_name: str, jit: bool):
     func = getattr(module, function_name)
     if not jit:
         return func
-    return numba.njit(cache=True, error_model="numpy")(func)
+    dispatcher = numba.njit(cache=True, error_model="numpy")(func)
+    dispatcher._cache = _HealingCache(func)
+    return dispatcher

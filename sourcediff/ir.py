@@ -54,3 +54,23 @@ def is_shape_query(value: ast.expr) -> bool:
 def index_names(subscript: ast.Subscript) -> set[str]:
     """Names used as indices in ``a[i, j]``."""
     return {n.id for n in ast.walk(subscript.slice) if isinstance(n, ast.Name)}
+
+
+def outermost_loops(stmts: list[ast.stmt]):
+    """The loops of ``stmts`` not inside another loop (those inside branches included)."""
+    for stmt in stmts:
+        if isinstance(stmt, (ast.For, ast.While)):
+            yield stmt
+        elif isinstance(stmt, ast.If):
+            yield from outermost_loops(stmt.body)
+            yield from outermost_loops(stmt.orelse)
+
+
+def is_self_copy(stmt: ast.stmt) -> bool:
+    """``x = x`` (an identity helper inlined leaves these): changes nothing, reverses to nothing."""
+    return (
+        isinstance(stmt, ast.Assign)
+        and isinstance(stmt.targets[0], ast.Name)
+        and isinstance(stmt.value, ast.Name)
+        and stmt.value.id == stmt.targets[0].id
+    )

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import fence
+from .custom import CustomJVP, CustomVJP
 from .errors import SourceDiffError, UnsupportedCallError, UnsupportedSyntaxError
 
 SUPPORTED_MODULES = {math: "math", np: "np"}
@@ -33,7 +34,8 @@ class Resolved:
     """What a free name of the user's function stands for.
 
     ``kind`` is one of ``module``, ``function`` (a library function named by
-    ``path``, e.g. ``math.sin``), ``builtin``, ``constant`` (``value``) or
+    ``path``, e.g. ``math.sin``), ``builtin``, ``constant`` (``value``),
+    ``custom`` (a function with a user rule, ``value``; see sourcediff.custom) or
     ``helper`` (``helper`` is its ParsedFunction).
     """
 
@@ -66,6 +68,22 @@ class ParsedFunction:
             seen[key] = fn
             stack.extend(r.helper for r in fn.names.values() if r.kind == "helper")
         return list(seen.values())
+
+    def customs(self) -> dict[str, object]:
+        """The functions with user derivative rules (``sd.custom_vjp``...) the tree calls."""
+        found: dict[str, object] = {}
+        for fn in self.call_tree():
+            for resolved in fn.names.values():
+                if resolved.kind != "custom":
+                    continue
+                if found.get(resolved.path, resolved.value) is not resolved.value:
+                    raise fn.error(
+                        fn.node,
+                        f"two different custom-rule functions are named '{resolved.path}'; "
+                        "rename one of them",
+                    )
+                found[resolved.path] = resolved.value
+        return found
 
     def error(self, node: ast.AST, reason: str, cls=UnsupportedSyntaxError) -> SourceDiffError:
         """An error of class ``cls`` located at ``node`` in this function's file."""
@@ -171,6 +189,8 @@ def _resolve(node: ast.Name, scope: dict, parsed: ParsedFunction, active) -> Res
         )
     if isinstance(value, CONSTANT_TYPES):
         return Resolved("constant", value=value)
+    if isinstance(value, (CustomVJP, CustomJVP)):
+        return Resolved("custom", value.__name__, value=value)
     library_path = _library_path(value)
     if library_path:
         return Resolved("function", library_path)

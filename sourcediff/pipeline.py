@@ -13,20 +13,24 @@ import ast
 import contextlib
 import os
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from . import compile as compile_stage
+from . import rules
 from .analysis.activity import active_variables, output_names
 from .analysis.aliases import check_aliasing
 from .analysis.inplace import resolve_inplace_updates
 from .analysis.recompute import choose_recomputed
-from .analysis.recording import analyze_recording, reverse_reads, time_loop
+from .analysis.recording import analyze_recording, reverse_reads
 from .analysis.types import TypeTable, infer_types
 from .codegen import function_source, module_source
 from .errors import SourceDiffError
-from .normalize import NormalizedFunction, normalize
+from .ir import outermost_loops
+from .normalize import NormalizedFunction, externals, normalize
+from .normalize.indices import complete_indices
 from .parse import ParsedFunction, parse_function
-from .policy import loop_mode, recomputes_temporaries
+from .plan import AutoPlan, has_time_loop, make_plan
+from .policy import loop_mode
 from .transform.forward import build_tangent
 from .transform.reverse import AdjointSpec, build_adjoint
 
@@ -42,7 +46,7 @@ class Request:
     argnums: tuple[int, ...]
     policy: object
     arg_types: tuple  # Numba types of every positional argument
-    memory_budget: int = 0  # policy "auto": bytes of record above which loops are checkpointed
+    verify: bool = False  # verifier mode (sourcediff/verify.py): a shadow primal and checks
 
 
 @dataclass
@@ -55,6 +59,9 @@ class Built:
     outputs: int
     result_kind: str
     record_bytes: str = ""
+    shadow: str = ""  # verifier mode: the shadow primal that logs what the checks read
+    time_loops: bool = False  # whether policy "auto" has loops it could checkpoint
+    externals: dict = field(default_factory=dict)  # functions with user rules, by name
 
 
 def _dump(stage: str, text: str) -> None:
@@ -105,71 +112,127 @@ def source_key(parsed: ParsedFunction, *extra: str) -> str:
             repr(constants),
             repr(sorted(fn.defaults.items())),
         ]
+    for _, custom in sorted(parsed.customs().items()):
+        parts += custom.sources()
     return compile_stage.cache_key(parts + list(extra))
 
 
 def build_adjoint_module(parsed: ParsedFunction, request: Request) -> Built:
     """Stages 2-5 for a reverse-mode derivative, or just a cache lookup if it exists."""
+    with _custom_rules(parsed):
+        return _with_externals(_build_adjoint_module(parsed, request), parsed)
+
+
+def build_tangent_module(parsed: ParsedFunction, request: Request) -> Built:
+    """Stages 2-5 for a forward-mode derivative (``jvp``, ``tangent_source``, ``hessian``)."""
+    with _custom_rules(parsed):
+        return _with_externals(_build_tangent_module(parsed, request), parsed)
+
+
+def build_primal_module(parsed: ParsedFunction) -> Built:
+    """Stages 2 and 5 for the primal alone (``sd.jit``)."""
+    with _custom_rules(parsed):
+        return _with_externals(_build_primal_module(parsed), parsed)
+
+
+def _custom_rules(parsed: ParsedFunction):
+    """The user's derivative rules (sd.custom_vjp, custom_jvp) as table rows for one build."""
+    return rules.custom_rules({name: c.rule() for name, c in parsed.customs().items()})
+
+
+def _with_externals(built: Built, parsed: ParsedFunction) -> Built:
+    built.externals = externals(parsed)
+    return built
+
+
+def _build_adjoint_module(parsed: ParsedFunction, request: Request) -> Built:
+    """Stages 2-5 for a reverse-mode derivative, or just a cache lookup if it exists."""
     key = source_key(parsed, "reverse", repr(request))
     path = compile_stage.module_path(parsed.name, key)
     names = (parsed.name, f"{parsed.name}_vjp", f"{parsed.name}_record_bytes")
-    if path.exists():
-        meta = _read_meta(path)
-        return Built(str(path), names[0], names[1], meta["outputs"], meta["result"], names[2])
-    nf = normalized(parsed)
-    wrt = [nf.params[k] for k in request.argnums]
+    shadow = f"{parsed.name}_shadow" if request.verify else ""
+    if _cached_meta(path) is None:
+        nf = normalized(parsed)
+        wrt = [nf.params[k] for k in request.argnums]
+        types = typed(nf, parsed, request)
+        primal_text = function_source(nf.node)[0]
+        active, plan, recomputed, recording = analyses(nf, parsed, request, types, wrt)
+        outputs = _output_count(nf.node)
+        with stage("reverse", parsed.name):
+            spec = AdjointSpec(wrt, names[1], plan, names[2], shadow)
+            functions = build_adjoint(nf, types, active, recording, recomputed, spec, outputs)
+        texts = [primal_text] + [_function_text(f) for f in functions if f is not None]
+        _dump("reverse", texts[1])
+        meta = {"outputs": outputs, "result": types.result.kind}
+        meta["time_loops"] = int(has_time_loop(nf.node, types))
+        header = _header(parsed, request, wrt, types, meta)
+        text = module_source(header, nf.constants, texts)
+        _dump("codegen", text)
+        compile_stage.write_module(path, text)
+        STATS["transforms"] += 1
+    meta = _cached_meta(path)
+    return Built(
+        str(path),
+        names[0],
+        names[1],
+        meta["outputs"],
+        meta["result"],
+        names[2],
+        shadow,
+        bool(meta["time_loops"]),
+    )
+
+
+def typed(nf: NormalizedFunction, parsed: ParsedFunction, request: Request) -> TypeTable:
+    """Stage 3: types of every variable, then the rewrites and refusals that need them."""
     with stage("types", parsed.name):
         types = infer_types(nf, request.arg_types)
     _dump("types", "\n".join(f"{k}: {v}" for k, v in sorted(types.variables.items())))
     resolve_inplace_updates(nf.node, types)
+    complete_indices(nf.node, types)
     check_aliasing(nf.node, types, nf.filename)
-    primal_text = function_source(nf.node)[0]
+    return types
+
+
+def analyses(nf: NormalizedFunction, parsed: ParsedFunction, request: Request, types, wrt):
+    """Stage 4: activity, the plan, recomputed temporaries and the to-be-recorded analysis."""
     with stage("activity", parsed.name):
         active = active_variables(nf.node, types, wrt)
+    with stage("plan", parsed.name):
+        plan = make_plan(nf.node, request.policy, types)
+    loops = outermost_loops(nf.node.body)
+    _dump("plan", "\n".join(f"line {loop.lineno}: {plan.mode(loop)}" for loop in loops))
+    with stage("recording", parsed.name):
         recomputed = {}
-        if recomputes_temporaries(request.policy):
-            recomputed = choose_recomputed(nf.node, nf.temps, active, reverse_reads)
-        arrays = {n for n, t in types.variables.items() if t.kind == "array"}
-        rerun = loop_mode(request.policy) != "store"
-        if request.policy == "auto" and request.memory_budget:
-            rerun = lambda loop: time_loop(loop, types)  # noqa: E731
+        if plan.recompute_temporaries:
+            reads_of = lambda stmt, act: reverse_reads(stmt, act, types)  # noqa: E731
+            recomputed = choose_recomputed(nf.node, nf.temps, active, reads_of)
         recording = analyze_recording(
-            nf.node, active, nf.counters, nf.filename, recomputed, arrays, rerun
+            nf.node, active, nf.counters, nf.filename, types, recomputed, plan.reruns
         )
     _dump(
         "activity",
         f"active: {sorted(active)}\nreverse reads: {sorted(recording.reads)}\n"
         f"recomputed: {sorted(recomputed)}",
     )
-    outputs = _output_count(nf.node)
-    with stage("reverse", parsed.name):
-        spec = AdjointSpec(wrt, names[1], request.policy, request.memory_budget, names[2])
-        adjoint, counting = build_adjoint(nf, types, active, recording, recomputed, spec, outputs)
-    adjoint_text = function_source(adjoint)[0]
-    counting_text = function_source(counting, comments=False)[0]
-    _dump("reverse", adjoint_text)
-    header = _header(parsed, request, wrt, types, outputs)
-    text = module_source(header, nf.constants, [primal_text, adjoint_text, counting_text])
-    _dump("codegen", text)
-    compile_stage.write_module(path, text)
-    STATS["transforms"] += 1
-    return Built(str(path), names[0], names[1], outputs, types.result.kind, names[2])
+    return active, plan, recomputed, recording
 
 
-def build_tangent_module(parsed: ParsedFunction, request: Request) -> Built:
+def _function_text(function: ast.FunctionDef) -> str:
+    return function_source(function, comments=not function.name.endswith("_record_bytes"))[0]
+
+
+def _build_tangent_module(parsed: ParsedFunction, request: Request) -> Built:
     """Stages 2-5 for a forward-mode derivative (``jvp``, ``tangent_source``, ``hessian``)."""
     key = source_key(parsed, "forward", repr(request))
     path = compile_stage.module_path(f"{parsed.name}_tangent", key)
     names = (parsed.name, f"{parsed.name}_jvp")
-    if path.exists():
-        meta = _read_meta(path)
+    meta = _cached_meta(path)
+    if meta is not None:
         return Built(str(path), names[0], names[1], meta["outputs"], meta["result"])
     nf = normalized(parsed)
     wrt = [nf.params[k] for k in request.argnums]
-    with stage("types", parsed.name):
-        types = infer_types(nf, request.arg_types)
-    resolve_inplace_updates(nf.node, types)
-    check_aliasing(nf.node, types, nf.filename)
+    types = typed(nf, parsed, request)
     primal_text = function_source(nf.node)[0]
     outputs = _output_count(nf.node)
     with stage("forward", parsed.name):
@@ -188,11 +251,12 @@ def build_tangent_module(parsed: ParsedFunction, request: Request) -> Built:
     return Built(str(path), names[0], names[1], outputs, types.result.kind)
 
 
-def build_primal_module(parsed: ParsedFunction) -> Built:
+def _build_primal_module(parsed: ParsedFunction) -> Built:
     """Stages 2 and 5 for the primal alone (``sd.jit``)."""
     key = source_key(parsed, "primal")
     path = compile_stage.module_path(parsed.name, key)
-    if not path.exists():
+    if compile_stage.read_module(path) is None:
+        compile_stage.discard(path)
         nf = normalized(parsed)
         header = f"{_origin_line(parsed)}\n\nThe normalized primal; do not edit."
         text = module_source(header, nf.constants, [function_source(nf.node)[0]])
@@ -205,16 +269,29 @@ def load_module(built: Built):
     """The generated module itself (its functions as plain Python)."""
     from pathlib import Path
 
-    return compile_stage.import_module(Path(built.path))
+    module = compile_stage.import_module(Path(built.path))
+    for name, function in built.externals.items():
+        setattr(module, name, function)  # functions with user rules, called by name
+    return module
+
+
+def module_text(built: Built) -> str:
+    """The generated module's source, without its checksum line."""
+    from pathlib import Path
+
+    text = compile_stage.read_module(Path(built.path))
+    if text is None:
+        raise SourceDiffError(
+            f"the generated module {built.path} is missing or damaged; call again"
+        )
+    return text
 
 
 def load(built: Built, function_name: str, jit: bool):
     """Stage 6: the compiled (or, with ``jit=False``, plain Python) function."""
     key = (built.path, function_name, jit)
     if key not in _COMPILED:
-        from pathlib import Path
-
-        module = compile_stage.import_module(Path(built.path))
+        module = load_module(built)
         _COMPILED[key] = compile_stage.compiled(module, function_name, jit)
     return _COMPILED[key]
 
@@ -235,13 +312,20 @@ POLICY_TEXT = {
 
 
 def _policy_text(request: Request) -> str:
-    text = POLICY_TEXT[loop_mode(request.policy)]
-    if request.policy == "auto" and request.memory_budget:
-        text += (
-            "\nAn outermost loop that records arrays or inner loops is checkpointed instead\n"
-            f"(revolve) when its record would exceed {request.memory_budget} bytes."
-        )
-    return text
+    policy = request.policy
+    if isinstance(policy, AutoPlan):
+        if policy.snapshots:
+            return (
+                "policy 'auto' found that storing would exceed the memory budget for these\n"
+                f"arguments: time loops are checkpointed (revolve, {policy.snapshots} snapshots),\n"
+                "other values stored or, when cheap, recomputed."
+            )
+        return POLICY_TEXT["store"] + "\nPolicy 'auto' found that this fits the memory budget."
+    return POLICY_TEXT[loop_mode(policy)]
+
+
+def _policy_name(policy) -> str:
+    return "'auto'" if isinstance(policy, AutoPlan) else repr(policy)
 
 
 def _origin_line(parsed: ParsedFunction) -> str:
@@ -249,25 +333,35 @@ def _origin_line(parsed: ParsedFunction) -> str:
     return f"Generated by sourcediff {compile_stage.VERSION} from {where}."
 
 
-def _header(parsed, request: Request, wrt, types: TypeTable, outputs: int) -> str:
+def _header(parsed, request: Request, wrt, types: TypeTable, meta: dict) -> str:
     signature = ", ".join(
         f"{p}: {t}" for p, t in zip([a.arg for a in parsed.node.args.args], request.arg_types)
     )
+    fields = " ".join(f"{k}={v}" for k, v in meta.items())
     return (
         f"{_origin_line(parsed)}\n\n"
-        f"Reverse mode with respect to {', '.join(wrt)}; policy {request.policy!r}:\n"
+        f"Reverse mode with respect to {', '.join(wrt)}; policy {_policy_name(request.policy)}:\n"
         f"{_policy_text(request)}\nArgument types: {signature}.\n"
-        f"sourcediff-meta: outputs={outputs} result={types.result.kind}"
+        f"sourcediff-meta: {fields}"
     )
 
 
-def _read_meta(path) -> dict:
-    with open(path) as handle:
-        for line in handle:
-            if line.startswith("sourcediff-meta:"):
-                fields = dict(item.split("=") for item in line.split(":", 1)[1].split())
-                return {"outputs": int(fields["outputs"]), "result": fields["result"]}
-    raise SourceDiffError(f"the cached module {path} is damaged; delete it")
+def _cached_meta(path) -> dict | None:
+    """The metadata of an intact cached module, or None (a damaged one is deleted)."""
+    text = compile_stage.read_module(path)
+    if text is None:
+        compile_stage.discard(path)
+        return None
+    for line in text.splitlines():
+        if line.startswith("sourcediff-meta:"):
+            fields = dict(item.split("=") for item in line.split(":", 1)[1].split())
+            return {
+                "outputs": int(fields["outputs"]),
+                "result": fields["result"],
+                "time_loops": int(fields.get("time_loops", 0)),
+            }
+    compile_stage.discard(path)
+    return None
 
 
 __all__ = [

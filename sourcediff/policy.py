@@ -6,9 +6,9 @@
   part just before its reverse part. Cheap temporaries are recomputed too.
 - ``Checkpoint(snapshots=k)``: binomial (revolve) checkpointing of each outermost
   ``for`` loop with at most ``k`` stored iteration states.
-- ``"auto"``: store, recomputing cheap temporaries; when the record of the
-  arguments at hand would exceed ``memory_budget`` bytes, the outermost loops
-  are checkpointed instead (see ``sourcediff.api``).
+- ``"auto"``: store, recomputing cheap temporaries; when the exact record of
+  the arguments at hand would exceed ``memory_budget()`` bytes, the time loops
+  are checkpointed instead (planned at call time: see ``sourcediff.plan``).
 
 ``while`` loops have no trip count at entry, so recompute and checkpoint
 policies store their records (documented fallback, never wrong).
@@ -71,8 +71,3 @@ def memory_budget() -> int:
         return int(float(text[: len(text) - len(unit)]) * UNITS[unit])
     except ValueError:
         raise ArgumentError(f"SOURCEDIFF_MEMORY_BUDGET={text!r} is not a size like 512M") from None
-
-
-def budget_for(policy) -> int:
-    """The memory budget that applies to ``policy`` (only "auto" has one)."""
-    return memory_budget() if policy == "auto" else 0

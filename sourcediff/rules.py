@@ -18,6 +18,8 @@ origin, and ``x ** y`` has derivative 0 with respect to ``y`` where ``x <= 0``.
 from __future__ import annotations
 
 import ast
+import contextlib
+import contextvars
 import copy
 import functools
 from dataclasses import dataclass
@@ -46,6 +48,9 @@ class Rule:
     tangents: tuple[str | None, ...] | None = None
     array_partials: tuple[str | None, ...] | None = None
     min_args: int = -1
+    # User rules (sourcediff.custom): why a mode cannot use the row, when it cannot.
+    forward_refusal: str = ""
+    scalar_adjoints_only: str = ""
 
     def partials_for(self, array_result: bool) -> tuple[str | None, ...]:
         """The partials to use: array-safe ones (no ``if``) when the result is an array."""
@@ -358,6 +363,41 @@ RESHAPE_BACK = "np.reshape(np.ascontiguousarray(g), x.shape)"
 
 TABLE: dict[str, Rule] = {rule.name: rule for rule in ROWS + _numpy_rows() + _array_rows()}
 
+# Names a template may use besides its row's parameters and ``out``: ``g`` (the result's
+# adjoint) in ``adjoints``, ``tangent`` in ``tangents``, modules, and the runtime helpers.
+TEMPLATE_MODULES = {"math", "np"}
+TEMPLATE_FUNCTIONS = {"dot", "dot_adjoint_left", "dot_adjoint_right", "first_extreme_mask"}
+
+
+def template_errors(rule: Rule) -> list[str]:
+    """What is wrong with ``rule``'s templates: names that are neither holes nor known."""
+    kinds = [("partials", rule.partials, set()), ("array_partials", rule.array_partials, set())]
+    kinds += [("adjoints", rule.adjoints, {"g"}), ("tangents", rule.tangents, {"tangent"})]
+    errors = []
+    for kind, templates, extra in kinds:
+        allowed = set(rule.params) | {"out"} | extra | TEMPLATE_MODULES
+        for template in templates or ():
+            if template is None:
+                continue
+            tree = ast.parse(template, mode="eval")
+            called = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
+            for node in ast.walk(tree):
+                if isinstance(node, ast.Name) and node.id not in allowed:
+                    if id(node) in called and node.id in TEMPLATE_FUNCTIONS:
+                        continue
+                    errors.append(f"{rule.name} {kind}: '{node.id}' in {template!r}")
+    return errors
+
+
+def _validate(table: dict[str, Rule]) -> None:
+    """Refuse to load a table whose templates read names no statement can supply."""
+    errors = [error for rule in table.values() for error in template_errors(rule)]
+    if errors:
+        raise ImportError("invalid derivative templates: " + "; ".join(errors))
+
+
+_validate(TABLE)
+
 BINOP_NAMES = {
     ast.Add: "+",
     ast.Sub: "-",
@@ -377,8 +417,26 @@ COMPARE_NAMES = {
 }
 
 
+_CUSTOM: contextvars.ContextVar[tuple[tuple[str, Rule], ...]] = contextvars.ContextVar(
+    "custom", default=()
+)
+
+
+@contextlib.contextmanager
+def custom_rules(rows: dict[str, Rule]):
+    """Add the user's rows (``sd.custom_vjp``/``custom_jvp``) to the table for one build."""
+    token = _CUSTOM.set(tuple(rows.items()) + _CUSTOM.get())
+    try:
+        yield
+    finally:
+        _CUSTOM.reset(token)
+
+
 def lookup(name: str) -> Rule | None:
     """The rule for ``name`` ('math.sin', '+', 'neg', ...), or None if there is none."""
+    for custom_name, rule in _CUSTOM.get():
+        if custom_name == name:
+            return rule
     return TABLE.get(name)
 
 

@@ -30,12 +30,17 @@ def reserve(tape, needed):
 
 
 def sum_to(g, like):
-    """``g`` summed over the axes along which ``like`` was broadcast to ``g``'s shape."""
+    """``g`` summed over the axes along which ``like`` was broadcast to ``g``'s shape.
+
+    Any rank: leading axes that ``like`` lacks are summed away, then the axes
+    where ``like`` has size 1; an axis where ``g`` has size 1 is broadcast.
+    """
     if np.ndim(like) == 0:
         return float(np.sum(g))
     g = np.asarray(g)
     while g.ndim > np.ndim(like):
         g = g.sum(axis=0)
+    g = g.reshape((1,) * (np.ndim(like) - g.ndim) + g.shape)
     for axis, size in enumerate(np.shape(like)):
         if size == 1 and g.shape[axis] != 1:
             g = g.sum(axis=axis, keepdims=True)
@@ -48,28 +53,64 @@ def _sum_to(g, like):
         return lambda g, like: np.sum(g)
     if not isinstance(g, types.Array):
         return lambda g, like: np.full(like.shape, g)
-    if g.ndim == 1 and like.ndim == 1:
-        return _sum_to_1d
-    if g.ndim == 2 and like.ndim == 1:
-        return lambda g, like: _sum_to_1d_jit(np.sum(g, axis=0), like)
-    if g.ndim == 2 and like.ndim == 2:
-        return _sum_to_2d
-    return None
+    if g.ndim == like.ndim:
+        return _sum_to_same_rank
+    return _sum_to_any_rank
 
 
-def _sum_to_1d(g, like):
-    if g.shape[0] == like.shape[0]:
+def _sum_to_same_rank(g, like):
+    if g.shape == like.shape:
         return g
-    return np.full(like.shape, np.sum(g))
+    return _sum_to_any_rank_jit(g, like)
 
 
-def _sum_to_2d(g, like):
-    if g.shape[0] == like.shape[0] and g.shape[1] == like.shape[1]:
-        return g
-    out = np.zeros(like.shape)
-    for i in range(g.shape[0]):
-        for j in range(g.shape[1]):
-            out[i if like.shape[0] > 1 else 0, j if like.shape[1] > 1 else 0] += g[i, j]
+def _sum_to_any_rank(g, like):
+    flat = _reduce_flat(np.ascontiguousarray(g).ravel(), np.array(g.shape), np.array(like.shape))
+    return flat.reshape(like.shape)
+
+
+@numba.njit(cache=True)
+def _padded(shape, ndim):
+    """``shape`` (an int array) with leading 1s up to ``ndim`` axes."""
+    out = np.ones(ndim, np.int64)
+    out[ndim - shape.shape[0] :] = shape
+    return out
+
+
+@numba.njit(cache=True)
+def _multi_index(flat_index, shape, out):
+    """The C-order multi-index of ``flat_index`` in ``shape``, written into ``out``."""
+    for k in range(shape.shape[0] - 1, -1, -1):
+        out[k] = flat_index % shape[k]
+        flat_index //= shape[k]
+
+
+@numba.njit(cache=True)
+def _flat_index(index, shape, keep):
+    """The C-order flat index in ``shape`` of ``index``, with axes not in ``keep`` at 0."""
+    flat = 0
+    for k in range(shape.shape[0]):
+        flat = flat * shape[k] + (index[k] if keep[k] else 0)
+    return flat
+
+
+@numba.njit(cache=True)
+def _reduce_flat(flat, g_shape, like_shape):
+    """``flat`` (of shape ``g_shape``, C order) summed to ``like_shape``, flat in C order."""
+    ndim = max(g_shape.shape[0], like_shape.shape[0])
+    g_full, like_full = _padded(g_shape, ndim), _padded(like_shape, ndim)
+    summed, spread = like_full != 1, g_full != 1
+    index = np.zeros(ndim, np.int64)
+    reduced = np.zeros(np.prod(like_full), flat.dtype)
+    for n in range(flat.shape[0]):
+        _multi_index(n, g_full, index)
+        reduced[_flat_index(index, like_full, summed)] += flat[n]
+    if np.all(spread | ~summed):
+        return reduced
+    out = np.empty_like(reduced)  # broadcast along axes where g had size 1
+    for n in range(out.shape[0]):
+        _multi_index(n, like_full, index)
+        out[n] = reduced[_flat_index(index, like_full, spread)]
     return out
 
 
@@ -119,7 +160,7 @@ def _dot_mm(a, b):
 
 
 # Jitted twins for implementations that call one another.
-_sum_to_1d_jit = numba.njit(_sum_to_1d)
+_sum_to_any_rank_jit = numba.njit(_sum_to_any_rank)
 _dot_mv_jit = numba.njit(_dot_mv)
 
 

@@ -2,8 +2,9 @@
 
 Each case of the scalar and array corpora is differentiated under ``store``,
 ``recompute`` and binomial checkpointing with 1 and 3 snapshots (as plain
-Python, which runs the very same generated source as the compiled form), and
-compared with the default policy to 1e-12 relative. A few are also compiled.
+Python, which runs the very same generated source as the compiled form) with the
+verifier on, and compared with the default policy to 1e-12 relative. A few are
+also compiled.
 """
 
 import corpus_arrays
@@ -37,7 +38,9 @@ def _assert_same(actual, expected, context):
 
 @pytest.mark.parametrize("policy", POLICIES, ids=str)
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
-def test_policy_gives_the_default_gradient(case, policy):
+def test_policy_gives_the_default_gradient(case, policy, monkeypatch):
+    # The verifier checks every primal value each reverse sweep reads (sourcediff/verify.py).
+    monkeypatch.setenv("SOURCEDIFF_VERIFY", "1")
     default = sd.grad(case.func, argnums=case.argnums, jit=False)
     other = sd.grad(case.func, argnums=case.argnums, policy=policy, jit=False)
     for point in case.points[:2]:

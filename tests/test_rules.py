@@ -115,3 +115,14 @@ def test_array_partials_agree_with_scalar_partials(rule):
         actual = np.broadcast_to(eval(array, env), out.shape)
         expected = [_evaluate(scalar, dict(zip(rule.params, p)), o) for p, o in zip(points, out)]
         np.testing.assert_allclose(actual, expected, rtol=1e-14, err_msg=f"{rule.name} arg {k}")
+
+
+def test_every_template_reads_only_its_holes():
+    from sourcediff.rules import TABLE, Rule, template_errors
+
+    assert [e for rule in TABLE.values() for e in template_errors(rule)] == []
+    stray = Rule("f", ("x",), ("1",), adjoints=("y * g",), tangents=("g * tangent",))
+    assert template_errors(stray) == [
+        "f adjoints: 'y' in 'y * g'",
+        "f tangents: 'g' in 'g * tangent'",
+    ]

@@ -146,7 +146,7 @@ def _recording(func, arg_types, wrt):
     nf = _normalized(func)
     types = infer_types(nf, arg_types)
     active = active_variables(nf.node, types, wrt)
-    return nf, analyze_recording(nf.node, active, nf.counters, nf.filename)
+    return nf, analyze_recording(nf.node, active, nf.counters, nf.filename, types)
 
 
 def test_straight_line_code_records_nothing():

@@ -59,3 +59,22 @@ def test_tape_size_does_not_touch_the_callers_arrays():
 
     assert sd.tape_size(scale_in_place, x, 2.0, argnums=(0, 1), policy="store", jit=False) > 0
     np.testing.assert_array_equal(x, before)
+
+
+def test_auto_plans_within_its_budget_and_checkpoints_only_when_needed(monkeypatch):
+    """'auto' plans at the first call from the exact record: heat's store record for 300
+    steps (about 480 kB) is over a 100 kB budget, so its time loop is checkpointed; the
+    gradient is the store policy's to rounding."""
+    monkeypatch.setenv("SOURCEDIFF_MEMORY_BUDGET", "100K")
+    args = (U0, 0.2, 300)
+    auto = sd.tape_size(g.heat, *args, argnums=(0, 1), policy="auto", jit=False)
+    assert auto <= 100 * 2**10
+    assert sd.tape_size(g.heat, *args, argnums=(0, 1), policy="store", jit=False) > 100 * 2**10
+    source = sd.adjoint_source(g.heat, argnums=(0, 1), args=args)
+    assert "time loops are checkpointed" in source
+    expected = sd.grad(g.heat, argnums=(0, 1), policy="store", jit=False)(*args)
+    actual = sd.grad(g.heat, argnums=(0, 1), jit=False)(*args)
+    for a, e in zip(actual, expected):
+        assert np.allclose(a, e, rtol=1e-12, atol=0.0)
+    few_steps = sd.adjoint_source(g.heat, argnums=(0, 1), args=(U0, 0.2, 10))
+    assert "fits the memory budget" in few_steps

@@ -19,10 +19,12 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from .. import ir, rules
+from .. import ir
+from ..adjoint_terms import adjoint_reads
 from ..errors import SourceDiffError
 from . import liveness
 from .recompute import names_read
+from .shapes import shape_variant_arrays
 
 
 @dataclass
@@ -32,6 +34,12 @@ class Recording:
     saves: set[int] = field(default_factory=set)  # Assign nodes that save the old value
     has_work: set[int] = field(default_factory=set)  # If/For/While nodes with reverse work
     reads: set[str] = field(default_factory=set)  # names the reverse sweep reads
+    # Arrays whose shape may change between iterations: saved at every rebinding, and their
+    # adjoint reallocated from the restored array (see analysis/shapes.py).
+    reshaped: set[str] = field(default_factory=set)
+    # Names the reverse sweep of earlier code reads, live at each loop's entry: a loop
+    # re-run in the reverse sweep must give them back their entry values afterwards.
+    live_at_entry: dict[int, set[str]] = field(default_factory=dict)
 
     def saves_at(self, stmt: ast.stmt) -> bool:
         """Whether ``stmt`` saves the value it overwrites."""
@@ -42,30 +50,24 @@ class Recording:
         return id(stmt) in self.has_work
 
 
-def reverse_reads(stmt: ast.Assign, active: set[str]) -> set[str]:
-    """Primal names the adjoint of ``stmt`` reads (in its partials and indices)."""
-    if ir.is_permutation(stmt):
-        return set()
-    target = ir.target_name(stmt)
-    if target not in active:
-        return set()
-    if ir.is_element_write(stmt):
-        return ir.index_names(stmt.targets[0])
-    value = stmt.value
-    if ir.is_element_read(value):
-        return ir.index_names(value)
-    rule = rules.lookup(rules.rule_name(value))
-    if rule is None:
-        return set()
-    holes = dict(zip(rule.params, rules.operands(value)))
-    holes["out"] = ast.Name(target, ast.Load())
-    names: set[str] = set()
-    for arg, partial in zip(rules.operands(value), rule.partials):
-        if partial is None or not (isinstance(arg, ast.Name) and arg.id in active):
-            continue
-        expr = rules.instantiate(partial, holes)
-        names |= {n.id for n in ast.walk(expr) if isinstance(n, ast.Name)}
-    return names - {"math", "np"}
+def shape_of(name: str) -> str:
+    """The pseudo-name, in live sets, of a read of ``name``'s shape alone."""
+    return f"{name}.shape"
+
+
+def reverse_reads(stmt: ast.Assign, active: set[str], types) -> set[str]:
+    """Every primal name the adjoint of ``stmt`` reads, for its value or its shape."""
+    return adjoint_reads(stmt, active, types).names()
+
+
+def live_reads(stmt: ast.Assign, active: set[str], types, recomputed: dict) -> set[str]:
+    """What the adjoint of ``stmt`` reads, as live-set entries: value reads by name,
+    shape-only reads as :func:`shape_of` pseudo-names. A recomputed temporary is
+    replaced by what recomputing it reads."""
+    reads = adjoint_reads(stmt, active, types)
+    values = reads.values | {n for n in reads.shapes if n in recomputed}
+    shapes = {shape_of(n) for n in reads.shapes if n not in recomputed}
+    return expand_recomputed(values, recomputed) | shapes
 
 
 def expand_recomputed(names: set[str], recomputed: dict) -> set[str]:
@@ -93,16 +95,16 @@ def loop_reads(loop: ast.stmt, counters: dict) -> set[str]:
 
 
 class _Analysis:
-    def __init__(self, node, active, counters, filename, recomputed, arrays, rerun_outermost):
+    def __init__(self, node, active, counters, filename, recomputed, types, rerun_outermost):
         self.rerun_outermost = rerun_outermost
         self.depth = 0
         self.recomputed = recomputed
-        self.arrays = arrays
+        self.types = types
         self.node = node
         self.active = active
         self.counters = counters
         self.filename = filename
-        self.result = Recording()
+        self.result = Recording(reshaped=shape_variant_arrays(node, types) & set(active))
 
     def run(self) -> Recording:
         while True:
@@ -132,22 +134,27 @@ class _Analysis:
         return live
 
     def assign(self, stmt: ast.Assign, live: set[str]) -> set[str]:
+        if ir.is_self_copy(stmt):
+            return live
         if ir.is_permutation(stmt):
-            pairs = ir.permutation_pairs(stmt)
-            moved = {target for target, source in pairs if source in live}
-            return (live - {t for t, _ in pairs}) | moved
+            return _permute(ir.permutation_pairs(stmt), live)
         target = ir.target_name(stmt)
-        if target in live:
+        element_write = ir.is_element_write(stmt)
+        # An element write changes values, never the shape: a shape-only read needs no save.
+        overwritten = {target} if element_write else {target, shape_of(target)}
+        if live & overwritten or (target in self.result.reshaped and not element_write):
             self.result.saves.add(id(stmt))
-        reads = expand_recomputed(reverse_reads(stmt, self.active), self.recomputed)
-        if ir.is_element_write(stmt) and id(stmt) in self.result.saves:
+            self.result.reads.add(target)
+        reads = live_reads(stmt, self.active, self.types, self.recomputed)
+        if element_write and id(stmt) in self.result.saves:
             reads |= expand_recomputed(ir.index_names(stmt.targets[0]), self.recomputed)
-        self.result.reads |= reads
-        if ir.is_element_write(stmt):
+        self.result.reads |= {_base(name) for name in reads}
+        if element_write:
             return live | reads
-        return (live - {target}) | reads
+        return (live - overwritten) | reads
 
     def loop(self, loop: ast.stmt, live: set[str]) -> set[str]:
+        self.result.live_at_entry[id(loop)] = {_base(name) for name in live}
         target = loop.target.id if isinstance(loop, ast.For) else None
         if target is not None and target in live:
             raise SourceDiffError(
@@ -197,6 +204,17 @@ class _Analysis:
         return any_work
 
 
+def _base(name: str) -> str:
+    return name.split(".")[0]
+
+
+def _permute(pairs: list[tuple[str, str]], live: set[str]) -> set[str]:
+    """Live entries after ``targets = sources``: each target carries its source's liveness."""
+    moved = {target for target, source in pairs if source in live}
+    moved |= {shape_of(target) for target, source in pairs if shape_of(source) in live}
+    return (live - {t for t, _ in pairs} - {shape_of(t) for t, _ in pairs}) | moved
+
+
 def time_loop(loop: ast.stmt, types) -> bool:
     """Whether policy "auto" may checkpoint this outermost loop: a ``for`` loop whose
     variable indexes nothing (a time loop) and whose iterations record a growing
@@ -217,7 +235,7 @@ def time_loop(loop: ast.stmt, types) -> bool:
 
 
 def analyze_recording(
-    node, active, counters, filename, recomputed=None, arrays=(), rerun_outermost=False
+    node, active, counters, filename, types, recomputed=None, rerun_outermost=False
 ) -> Recording:
     """Run the to-be-recorded analysis on a normalized function (see module docstring).
 
@@ -229,7 +247,31 @@ def analyze_recording(
     if not callable(rerun_outermost):
         everything = bool(rerun_outermost)
         rerun_outermost = lambda loop: everything  # noqa: E731
-    analysis = _Analysis(
-        node, active, counters, filename, recomputed or {}, set(arrays), rerun_outermost
-    )
+    analysis = _Analysis(node, active, counters, filename, recomputed or {}, types, rerun_outermost)
     return analysis.run()
+
+
+def unassigned_at_save(node: ast.FunctionDef, recording: Recording) -> set[str]:
+    """Variables that a save may read before anything assigned them (a ``return`` in a
+    branch not taken assigns ``result`` there and again later): the forward sweep gives
+    them a placeholder first, or saving would read an unbound name."""
+    found: set[str] = set()
+    _definitely_assigned(node.body, {a.arg for a in node.args.args}, recording, found)
+    return found
+
+
+def _definitely_assigned(stmts, defined: set[str], recording: Recording, found: set[str]):
+    defined = set(defined)
+    for stmt in stmts:
+        if isinstance(stmt, ast.Assign):
+            target = ir.target_name(stmt)
+            if recording.saves_at(stmt) and target not in defined:
+                found.add(target)
+            defined |= {n.id for n in ast.walk(stmt.targets[0]) if isinstance(n, ast.Name)}
+        elif isinstance(stmt, ast.If):
+            body = _definitely_assigned(stmt.body, defined, recording, found)
+            orelse = _definitely_assigned(stmt.orelse, defined, recording, found)
+            defined |= body & orelse
+        elif isinstance(stmt, (ast.For, ast.While)):
+            _definitely_assigned(stmt.body, defined, recording, found)  # may run no iteration
+    return defined

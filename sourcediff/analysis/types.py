@@ -55,6 +55,7 @@ def infer_types(nf: NormalizedFunction, arg_types: tuple) -> TypeTable:
     source, origins = function_source(nf.node, comments=False)
     namespace = {"math": math, "np": np, **nf.constants}
     namespace |= {name: getattr(runtime, name) for name in runtime.HELPERS}
+    namespace |= nf.externals
     filename = f"<sourcediff normalized {nf.name}>"
     exec(compile(source, filename, "exec"), namespace)
     func = namespace[nf.name]

@@ -26,6 +26,7 @@ from .exits import lower_exits
 from .flatten import Flattener
 from .inline import inline_calls
 from .loops import add_trip_counters
+from .tuples import split_tuple_variables
 from .versions import version_straight_line
 
 RESERVED = {"math", "np", "numpy", "range", "len", "abs", "min", "max", "float", "int", "bool"}
@@ -44,6 +45,7 @@ class NormalizedFunction:
     temps: set[str]
     namer: Namer
     counters: dict = field(default_factory=dict)
+    externals: dict = field(default_factory=dict)  # functions with user rules, by name
 
 
 def normalize(parsed: ParsedFunction) -> NormalizedFunction:
@@ -65,7 +67,16 @@ def normalize(parsed: ParsedFunction) -> NormalizedFunction:
         temps,
         namer,
         counters,
+        externals(parsed),
     )
+
+
+def externals(parsed: ParsedFunction) -> dict[str, object]:
+    """The Numba-callable functions of the user rules the call tree uses, by name."""
+    found: dict[str, object] = {}
+    for custom in parsed.customs().values():
+        found |= custom.externals()
+    return found
 
 
 def _normalize_one(fn: ParsedFunction, bodies: dict, constant_names: set[str], top):
@@ -74,7 +85,7 @@ def _normalize_one(fn: ParsedFunction, bodies: dict, constant_names: set[str], t
             helper = resolved.helper
             helper_node, helper_temps, _ = _normalize_one(helper, bodies, constant_names, top)
             bodies[resolved.helper.name] = (helper_node, helper_temps)
-    node = copy.deepcopy(fn.node)
+    node = split_tuple_variables(fn, copy.deepcopy(fn.node))
     namer = Namer.for_tree(node, RESERVED | constant_names | set(bodies))
     node = lower_exits(fn, node, namer, helper=fn is not top)
     flattener = Flattener(fn, node, namer)

@@ -479,7 +479,7 @@ class Flattener:
             return f"{module}.{func.attr}" if module else ""
         if isinstance(func, ast.Name) and func.id not in self.locals:
             resolved = self.fn.names.get(func.id)
-            if resolved is not None and resolved.kind in ("function", "builtin"):
+            if resolved is not None and resolved.kind in ("function", "builtin", "custom"):
                 return resolved.path
         return ""
 

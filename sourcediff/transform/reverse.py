@@ -23,16 +23,18 @@ import ast
 import copy
 from dataclasses import dataclass
 
-from .. import ir, rules
+from .. import ir
+from ..adjoint_terms import adjoint_reads, adjoint_terms
 from ..analysis.liveness import iteration_state
 from ..analysis.recompute import names_read
-from ..analysis.recording import Recording, time_loop
+from ..analysis.recording import Recording, unassigned_at_save
 from ..codegen import Comment
-from ..policy import loop_mode
+from ..plan import Plan
+from ..verify import Instrumentation
 from .checkpoint import IterationState, checkpoint_loop, recompute_loop, without_exit
 from .cleanup import drop_dead_adjoint_stores
 from .simplify import simplify
-from .tape import ITEMSIZES, Tapes, is_region, placeholder, readable
+from .tape import ITEMSIZES, Tapes, is_region, placeholder
 from .tapesize import RecordInfo, counting_function
 
 
@@ -42,9 +44,9 @@ class AdjointSpec:
 
     wrt: list[str]
     name: str
-    policy: object = "store"
-    memory_budget: int = 0
+    plan: Plan
     counting_name: str = "record_bytes"
+    shadow_name: str = ""  # verifier mode (sourcediff/verify.py): the shadow primal's name
 
 
 def _parse(source: str) -> ast.stmt:
@@ -58,9 +60,8 @@ def _name(name: str) -> ast.Name:
 class ReverseBuilder:
     """Builds the adjoint function of one normalized function."""
 
-    def __init__(self, nf, types, active, rec: Recording, recomputed, policy, memory_budget=0):
-        self.policy = policy
-        self.memory_budget = memory_budget
+    def __init__(self, nf, types, active, rec: Recording, recomputed, plan: Plan):
+        self.plan = plan
         self.record_info = RecordInfo()
         self.rerun = False  # inside a loop whose iterations are re-run (recompute, checkpoint)
         self.extra_prologue: list[ast.stmt] = []
@@ -71,10 +72,12 @@ class ReverseBuilder:
         self.rec = rec
         self.namer = nf.namer
         self.tapes = Tapes(self.namer, types, nf.counters, nf.params)
+        self.tapes.unassigned = unassigned_at_save(nf.node, rec)
         self.bars: dict[str, str] = {}
         arrays = {n for n in active if types[n].kind == "array"}
         self.assigned_adjoints = _single_use_temps(nf.node.body, nf.temps, active - arrays)
         self.loops: list[ast.stmt] = []
+        self.verifier: Instrumentation | None = None
 
     def bar(self, name: str) -> str:
         """The adjoint's name of primal variable ``name``: ``x`` -> ``x_bar``."""
@@ -106,6 +109,8 @@ class ReverseBuilder:
         raise AssertionError(f"unexpected statement in normalized code: {ast.dump(stmt)}")
 
     def assign(self, stmt: ast.Assign) -> tuple[list[ast.stmt], list[ast.stmt]]:
+        if ir.is_self_copy(stmt):
+            return [stmt], []
         if ir.is_permutation(stmt):
             return [stmt], [_located(s, stmt) for s in self.unpermute(stmt)]
         target = ir.target_name(stmt)
@@ -113,9 +118,7 @@ class ReverseBuilder:
         if self.rec.saves_at(stmt):
             element = stmt.targets[0] if ir.is_element_write(stmt) else None
             save, restore = self.tapes.save(target, self.loops, element)
-        rev = []
-        if target in self.active:
-            rev = self.element_write(stmt) if ir.is_element_write(stmt) else self.adjoint(stmt)
+        rev = self.adjoint(stmt) if target in self.active else []
         rev = [_located(s, stmt) for s in rev + restore]
         return save + [self.forward_form(stmt)], rev
 
@@ -135,47 +138,37 @@ class ReverseBuilder:
         return stmt
 
     def adjoint(self, stmt: ast.Assign) -> list[ast.stmt]:
-        target = stmt.targets[0].id
-        value = stmt.value
-        out_bar = _name(self.bar(target))
-        out: list[ast.stmt] = []
-        if isinstance(value, ast.Name):
-            contributions = [(value.id, out_bar)]
-        elif ir.is_element_read(value):
-            contributions = [(value.value.id, out_bar, value.slice)]
-        else:
-            contributions = self.contributions(target, value, out_bar)
-        contributions = [c for c in contributions if c[0] in self.active]
-        out += self.recomputation(contributions)
-        for name, expr, *index in contributions:
-            out.append(self.accumulate(name, simplify(expr), *index))
-        if target not in self.assigned_adjoints:
-            out.append(self.reset(target))
+        """The reverse of ``stmt``: its adjoint terms, accumulated, then the result's
+        adjoint zeroed (``a_bar[i] = 0.0`` for an element write)."""
+        terms = adjoint_terms(stmt, self.active, self.types, self.bar)
+        index = [stmt.targets[0].slice] if ir.is_element_write(stmt) else []
+        out = self.recomputation(terms, index)
+        if self.verifier is not None:
+            reads = adjoint_reads(stmt, self.active, self.types).values
+            out += self.verifier.check(stmt, reads)
+        for term in terms:
+            if term.name in self.rec.reshaped:
+                out.append(self.fit_shape(term.name))
+            out.append(self.accumulate(term.name, simplify(term.expr), term.index))
+        if ir.is_element_write(stmt):
+            element = stmt.targets[0]
+            zero = ast.Subscript(_name(self.bar(element.value.id)), element.slice, ast.Store())
+            out.append(ast.Assign([zero], ast.Constant(0.0)))
+        elif ir.target_name(stmt) not in self.assigned_adjoints:
+            out.append(self.reset(ir.target_name(stmt)))
         return out
+
+    def fit_shape(self, name: str) -> ast.stmt:
+        """Give the adjoint of an array whose shape changes between iterations the shape of
+        this iteration's array (it holds zeros whenever the shape changes)."""
+        bar = self.bar(name)
+        return _parse(f"if {bar}.shape != {name}.shape:\n    {bar} = np.zeros_like({name})")
 
     def reset(self, name: str) -> ast.stmt:
         """Zero the adjoint of ``name`` once its contributions are passed on."""
         if self.types[name].kind == "array":
             return _parse(f"{self.bar(name)}.fill(0.0)")
         return _parse(f"{self.bar(name)} = 0.0")
-
-    def element_write(self, stmt: ast.Assign) -> list[ast.stmt]:
-        """Reverse of ``a[i] = v``: ``v_bar += a_bar[i]; a_bar[i] = 0.0``."""
-        element = stmt.targets[0]
-        bar_element = readable(
-            ast.Subscript(_name(self.bar(element.value.id)), element.slice, ast.Load())
-        )
-        out = []
-        value = stmt.value
-        out += self.recomputation([("", element.slice)])
-        if isinstance(value, ast.Name) and value.id in self.active:
-            contribution = bar_element
-            if is_region(element):
-                contribution = self.reduce_broadcast(bar_element, value.id)
-            out.append(self.accumulate(value.id, contribution))
-        zero = ast.Subscript(_name(self.bar(element.value.id)), element.slice, ast.Store())
-        out.append(ast.Assign([zero], ast.Constant(0.0)))
-        return out
 
     def unpermute(self, stmt: ast.Assign) -> list[ast.stmt]:
         """Reverse of ``a, b = b, a``: the inverse permutation, of values and of adjoints."""
@@ -188,8 +181,8 @@ class ReverseBuilder:
             out.append(_parse(f"{sources} = {', '.join(self.bar(t) for t, _ in pairs)}"))
         return out
 
-    def recomputation(self, contributions) -> list[ast.stmt]:
-        """Re-run the definitions of recomputed temporaries the contributions read."""
+    def recomputation(self, terms, extra: list[ast.expr]) -> list[ast.stmt]:
+        """Re-run the definitions of recomputed temporaries the terms (and ``extra``) read."""
         order: list[str] = []
 
         def visit(name: str) -> None:
@@ -198,44 +191,14 @@ class ReverseBuilder:
                     visit(operand)
                 order.append(name)
 
-        for _, expr, *index in contributions:
-            for sub in ast.walk(ast.Tuple([expr, *index], ast.Load())):
+        parts = list(extra)
+        for term in terms:
+            parts += [term.expr] + ([term.index] if term.index is not None else [])
+        for part in parts:
+            for sub in ast.walk(part):
                 if isinstance(sub, ast.Name):
                     visit(sub.id)
         return [copy.deepcopy(self.recomputed[name]) for name in order]
-
-    def contributions(self, target: str, value: ast.expr, out_bar: ast.expr):
-        rule = rules.lookup(rules.rule_name(value))
-        if rule is None:
-            return []
-        args = rules.operands(value)
-        holes = {p: ast.Constant(None) for p in rule.params}
-        holes |= dict(zip(rule.params, args))
-        holes |= {kw.arg: kw.value for kw in getattr(value, "keywords", [])}
-        holes["out"] = _name(target)
-        holes["g"] = out_bar
-        array_result = self.types[target].kind == "array"
-        adjoints = rule.adjoints or (None,) * len(rule.params)
-        elementwise = rule.adjoints is None and array_result and len(rule.params) > 1
-        result = []
-        for param, partial, adjoint in zip(rule.params, rule.partials_for(array_result), adjoints):
-            arg = holes[param]
-            if partial is None or not (isinstance(arg, ast.Name) and arg.id in self.active):
-                continue
-            if adjoint is not None:
-                expr = rules.instantiate(adjoint, holes)
-            else:
-                expr = ast.BinOp(rules.instantiate(partial, holes), ast.Mult(), out_bar)
-            if elementwise:
-                expr = self.reduce_broadcast(expr, arg.id)
-            result.append((arg.id, expr))
-        return result
-
-    def reduce_broadcast(self, expr: ast.expr, operand: str) -> ast.expr:
-        """Sum an elementwise adjoint back to the operand's shape (undo broadcasting)."""
-        if self.types[operand].kind != "array":
-            return ast.Call(ast.Attribute(_name("np"), "sum", ast.Load()), [expr], [])
-        return ast.Call(_name("sum_to"), [expr, _name(operand)], [])
 
     def accumulate(self, name: str, expr: ast.expr, index: ast.expr | None = None) -> ast.stmt:
         target = ast.Name(self.bar(name), ast.Store())
@@ -254,39 +217,25 @@ class ReverseBuilder:
         if not self.rec.works(stmt) or not (body_r or else_r):
             return [fwd], []
         if not body_r:
-            test = ast.UnaryOp(ast.Not(), stmt.test)
-            return [fwd], [_located(ast.If(simplify(test), else_r, []), stmt)]
-        return [fwd], [_located(ast.If(stmt.test, body_r, else_r), stmt)]
+            rev = ast.If(simplify(ast.UnaryOp(ast.Not(), stmt.test)), else_r, [])
+        else:
+            rev = ast.If(stmt.test, body_r, else_r)
+        return [fwd], self.branch_check(stmt) + [_located(rev, stmt)]
+
+    def branch_check(self, stmt: ast.If) -> list[ast.stmt]:
+        """Verifier mode: the replayed branch decision must be the forward sweep's."""
+        if self.verifier is None or not isinstance(stmt.test, ast.Name):
+            return []
+        return self.verifier.check(stmt, {stmt.test.id})
 
     def loop(self, loop, reverse_header):
         outermost_for = not self.loops and not self.rerun and isinstance(loop, ast.For)
         if outermost_for and self.rec.works(loop):
-            if loop_mode(self.policy) == "recompute":
+            if self.plan.mode(loop) == "recompute":
                 return self.iteration_loop(loop)
-            if loop_mode(self.policy) == "checkpoint":
-                return self.iteration_loop(loop, str(self.policy.snapshots))
-            if self.policy == "auto" and self.memory_budget and time_loop(loop, self.types):
-                return self.budgeted_loop(loop, reverse_header)
+            if self.plan.mode(loop) == "checkpoint":
+                return self.iteration_loop(loop, str(self.plan.snapshots))
         return self.store_loop(loop, reverse_header)
-
-    def budgeted_loop(self, loop: ast.For, reverse_header):
-        """Policy "auto": store this loop's record if it fits the memory budget, else
-        checkpoint it, with as many snapshots as fit in half the budget (4 to 1000)."""
-        store_fwd, store_rev = self.store_loop(loop, reverse_header)
-        snapshots = self.namer.fresh("snapshots")
-        checkpoint_fwd, checkpoint_rev = self.iteration_loop(loop, snapshots)
-        record, too_big = self.namer.fresh("record_bytes"), self.namer.fresh("checkpointed")
-        estimate = self.tapes.record_bytes(loop, self.nf.counters[loop].name)
-        state_bytes = self.last_state.bytes_expression()
-        decide = _parse(f"{record} = {estimate}")
-        decide_flag = _parse(f"{too_big} = {record} > {self.memory_budget}")
-        how_many = f"max(4, min(1000, {self.memory_budget} // max(1, 2 * ({state_bytes}))))"
-        choose = ast.If(
-            _name(too_big), [_parse(f"{snapshots} = {how_many}")] + checkpoint_fwd, store_fwd
-        )
-        fwd = [_located(x, loop) for x in (decide, decide_flag, choose)]
-        rev = [_located(ast.If(_name(too_big), checkpoint_rev, store_rev or [ast.Pass()]), loop)]
-        return fwd, rev
 
     def store_loop(self, loop, reverse_header):
         """A loop whose reverse replays recorded values."""
@@ -317,8 +266,12 @@ class ReverseBuilder:
         counters = {c.name for c in self.nf.counters.values()}
         local = self.nf.temps | inner | counters
         names = [n for n in iteration_state(loop, every_name) if n not in local]
+        # What the loop overwrites and earlier code's reverse reads is restored after it too.
+        overwritten = {ir.target_name(s) for s in ast.walk(loop) if isinstance(s, ast.Assign)}
+        stores = [n for n in ast.walk(loop) if isinstance(n, ast.Name)]
+        overwritten |= {n.id for n in stores if isinstance(n.ctx, ast.Store)}
+        names += sorted((self.rec.live_at_entry.get(id(loop), set()) & overwritten) - set(names))
         state = IterationState(names, self.types, self.namer, stem, self.nf.params)
-        self.last_state = state
         self.extra_prologue += state.prologue()
         copies = snapshots or "1"
         for name in state.scalars:
@@ -336,9 +289,7 @@ class ReverseBuilder:
             loop, loop.body, body_f, body_r, state, count, snapshots, self.namer
         )
         self.record_info.rerun_bodies[id(fwd[-1])] = body_f
-        schedule = f"revolve_actions({count}, {snapshots}).nbytes"
-        if snapshots in every_name or snapshots.isdigit():
-            self.record_info.extra.append(schedule)
+        self.record_info.extra.append(f"revolve_actions({count}, {snapshots}).nbytes")
         return [_located(s, loop) for s in fwd], [_located(s, loop) for s in rev]
 
     def for_reverse_header(self, loop: ast.For, body: list[ast.stmt]) -> ast.For:
@@ -390,7 +341,10 @@ class ReverseBuilder:
         self.record_info.skipped |= {id(s) for s in write_back}
         forward = copies + prologue + fwd + write_back
         counting = counting_function(spec.counting_name, self.nf.params, forward, self.record_info)
-        return fn, counting
+        shadow = None
+        if self.verifier is not None:
+            shadow = self.verifier.shadow(self.nf.node, spec.shadow_name)
+        return fn, counting, shadow
 
     def describe_records(self) -> None:
         """Tell the counting function (tape_size) what each record is."""
@@ -516,9 +470,9 @@ def _single_use_temps(body: list[ast.stmt], temps: set[str], active: set[str]) -
 
 
 def build_adjoint(nf, types, active, recording, recomputed, spec: AdjointSpec, outputs: int):
-    """The adjoint (vector-Jacobian product) function of ``nf`` and the function counting
-    the bytes it records, as ASTs."""
-    builder = ReverseBuilder(
-        nf, types, active, recording, recomputed, spec.policy, spec.memory_budget
-    )
+    """The adjoint (vector-Jacobian product) function of ``nf``, the function counting
+    the bytes it records and, in verifier mode, the shadow primal, as ASTs."""
+    builder = ReverseBuilder(nf, types, active, recording, recomputed, spec.plan)
+    if spec.shadow_name:
+        builder.verifier = Instrumentation()
     return builder.build(spec, outputs)

@@ -56,6 +56,7 @@ class Tapes:
         self.reference_lists: dict[str, str] = {}
         self.local_slots: set[str] = set()  # saves outside loops: plain locals
         self.region_types: dict[str, object] = {}
+        self.unassigned: set[str] = set()  # saved where they may not be assigned yet
 
     def save(self, var: str, loops: list[ast.stmt], element: ast.Subscript | None = None):
         """Forward statements that save ``var`` (or one element of it) and reverse ones that
@@ -170,7 +171,7 @@ class Tapes:
     def prologue(self) -> list[ast.stmt]:
         """Statements at the top of the derivative: empty tapes and defined save targets."""
         out = []
-        for var in sorted(self.loop_saved - self.params):
+        for var in sorted((self.loop_saved | self.unassigned) - self.params):
             # The first push reads the variable before the loop defines it.
             out.append(_parse(f"{var} = {placeholder(self.types[var])}"))
         for var, refs in self.reference_lists.items():
@@ -190,18 +191,6 @@ class Tapes:
             size = self._capacity(tape, outer)
             out.append(_parse(f"{tape.name} = np.empty({size}, {tape.dtype})"))
         return out
-
-    def record_bytes(self, outer: ast.stmt, trips: str) -> str:
-        """An estimate of the bytes the records of outermost loop ``outer`` will take:
-        preallocated tapes exactly, arrays kept alive per iteration by their size now."""
-        parts = []
-        for (_, outer_id), tape in self.tapes.items():
-            if outer_id == id(outer):
-                itemsize = ITEMSIZES.get(tape.dtype, 8)
-                parts.append(f"({self._capacity(tape, outer)}) * {itemsize}")
-        saved_arrays = {n for n in _assigned_in(outer)} & set(self.reference_lists)
-        parts += [f"{name}.nbytes * {trips}" for name in sorted(saved_arrays)]
-        return " + ".join(parts) or "0"
 
     def _capacity(self, tape: Tape, outer: ast.stmt) -> str:
         if not tape.exact:
@@ -258,6 +247,13 @@ def region_type(array_type, element: ast.Subscript):
 def placeholder(t) -> str:
     """A value of type ``t`` to define a variable before its first real assignment."""
     if t.kind == "array":
+        # Same layout as the variable, or Numba cannot unify the two: the transpose of a
+        # C-contiguous array is Fortran-ordered, a slice with a step has any layout (sizes
+        # above 1, because NumPy calls an empty or single-element array contiguous both ways).
+        if t.layout == "F" and t.ndim > 1:
+            return f"np.empty(({'2, ' * t.ndim}), np.{t.dtype}).T"
+        if t.layout == "A":
+            return f"np.empty(({'4, ' * t.ndim}), np.{t.dtype})[::2]"
         return f"np.empty(({'0, ' * t.ndim}), np.{t.dtype})"
     if t.kind == "float" and t.dtype not in ("", "float64"):
         return f"np.{t.dtype}(0.0)"  # keeps the variable's precision
@@ -316,11 +312,3 @@ def _own_statements(block: list[ast.stmt]):
         if isinstance(stmt, ast.If):
             yield from _own_statements(stmt.body)
             yield from _own_statements(stmt.orelse)
-
-
-def _assigned_in(loop: ast.stmt) -> set[str]:
-    names = set()
-    for node in ast.walk(loop):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-            names.add(node.id)
-    return names

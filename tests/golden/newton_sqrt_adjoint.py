@@ -3,10 +3,9 @@
 Reverse mode with respect to a; policy 'auto':
 values the reverse sweep needs are stored when the forward sweep overwrites them
 (cheap temporaries are recomputed unless the policy is 'store').
-An outermost loop that records arrays or inner loops is checkpointed instead
-(revolve) when its record would exceed 536870912 bytes.
+Policy 'auto' found that this fits the memory budget.
 Argument types: a: float64.
-sourcediff-meta: outputs=1 result=float
+sourcediff-meta: outputs=1 result=float time_loops=0
 """
 
 import math

@@ -1,0 +1,188 @@
+"""The adjoint terms of a normalized statement: the one place that says what an adjoint reads.
+
+The reverse emitter, the to-be-recorded analysis and the recompute analysis
+all ask :func:`adjoint_terms` for a statement's contributions, and the last two
+derive what the reverse sweep reads from exactly the expressions that will be
+emitted (:func:`adjoint_reads`). They cannot disagree: when they did (the
+analyses read a rule's ``partials`` while the emitter used its ``adjoints``
+template), operands overwritten later were not recorded and gradients were
+silently wrong.
+
+A term ``Term(name, expr, index)`` means ``name_bar[index] += expr``; ``expr``
+is in terms of primal names and the statement's result adjoint ``g``::
+
+    >>> from sourcediff.analysis.types import TypeTable, VarType
+    >>> types = TypeTable({"x": VarType("array", "float64", 1)}, VarType("float"))
+    >>> stmt = ast.parse("t = np.prod(x)").body[0]
+    >>> [ast.unparse(t.expr) for t in adjoint_terms(stmt, {"t", "x"}, types, "{}_bar".format)]
+    ['t / x * t_bar']
+    >>> sorted(adjoint_reads(stmt, {"t", "x"}, types).values)
+    ['t', 'x']
+
+A read of a name for its shape alone (``sum_to(e, x)``, ``x.shape``) is kept
+apart: an element write into ``x`` does not change its shape, so it need not
+be recorded for such a read.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from . import ir, rules
+from .errors import SourceDiffError
+from .transform.tape import is_region, readable
+
+SHAPE_ATTRIBUTES = {"shape", "size", "ndim", "dtype"}
+MODULES = {"math", "np"}
+
+
+@dataclass(frozen=True)
+class Term:
+    """One contribution of a statement's adjoint: ``bar(name)[index] += expr``."""
+
+    name: str
+    expr: ast.expr
+    index: ast.expr | None = None
+
+
+@dataclass
+class Reads:
+    """Primal names an adjoint reads: for their values, and for their shapes only."""
+
+    values: set[str] = field(default_factory=set)
+    shapes: set[str] = field(default_factory=set)
+
+    def __or__(self, other: Reads) -> Reads:
+        return Reads(self.values | other.values, self.shapes | other.shapes)
+
+    def names(self) -> set[str]:
+        """Every name read, for its value or its shape."""
+        return self.values | self.shapes
+
+
+def _name(name: str) -> ast.Name:
+    return ast.Name(name, ast.Load())
+
+
+def adjoint_terms(stmt: ast.Assign, active, types, bar: Callable[[str], str]) -> list[Term]:
+    """The contributions of ``stmt``'s adjoint to its active operands.
+
+    ``types[name].kind`` says whether a name holds an array (broadcast
+    adjoints are summed back to the operand's shape); ``bar(name)`` names
+    the adjoint of ``name``. Permutations and inactive results have none.
+    """
+    if ir.is_permutation(stmt) or ir.target_name(stmt) not in active:
+        return []
+    if ir.is_element_write(stmt):
+        terms = _element_write_terms(stmt, types, bar)
+    else:
+        terms = _assignment_terms(stmt, types, bar)
+    terms = [t for t in terms if t.name in active]
+    rule = rules.lookup(rules.rule_name(stmt.value))
+    if rule and rule.scalar_adjoints_only and any(types[t.name].kind == "array" for t in terms):
+        raise SourceDiffError(rule.scalar_adjoints_only, *getattr(stmt, "origin", ("", 0)))
+    return terms
+
+
+def _element_write_terms(stmt: ast.Assign, types, bar) -> list[Term]:
+    """``a[i] = v``: ``v_bar += a_bar[i]`` (summed back to ``v``'s shape for regions)."""
+    element = stmt.targets[0]
+    value = stmt.value
+    if not isinstance(value, ast.Name):
+        return []
+    bar_element = readable(ast.Subscript(_name(bar(element.value.id)), element.slice, ast.Load()))
+    if is_region(element):
+        bar_element = reduce_broadcast(bar_element, value.id, types)
+    return [Term(value.id, bar_element)]
+
+
+def _assignment_terms(stmt: ast.Assign, types, bar) -> list[Term]:
+    target = stmt.targets[0].id
+    value = stmt.value
+    out_bar = _name(bar(target))
+    if isinstance(value, ast.Name):
+        return [] if value.id == target else [Term(value.id, out_bar)]
+    if ir.is_element_read(value):
+        return [Term(value.value.id, out_bar, value.slice)]
+    return _rule_terms(stmt, out_bar, types)
+
+
+def _rule_terms(stmt: ast.Assign, out_bar: ast.expr, types) -> list[Term]:
+    """Terms of ``target = f(args)`` from the rule table's row for ``f``."""
+    target, value = stmt.targets[0].id, stmt.value
+    rule = rules.lookup(rules.rule_name(value))
+    if rule is None:
+        return []
+
+    args = rules.operands(value)
+    holes = {p: ast.Constant(None) for p in rule.params}
+    holes |= dict(zip(rule.params, args))
+    holes |= {kw.arg: kw.value for kw in getattr(value, "keywords", [])}
+    holes["out"] = _name(target)
+    holes["g"] = out_bar
+    array_result = types[target].kind == "array"
+    adjoints = rule.adjoints or (None,) * len(rule.params)
+    elementwise = rule.adjoints is None and array_result and len(rule.params) > 1
+    terms = []
+    for param, partial, adjoint in zip(rule.params, rule.partials_for(array_result), adjoints):
+        arg = holes[param]
+        if partial is None or not isinstance(arg, ast.Name):
+            continue
+        if adjoint is not None:
+            expr = rules.instantiate(adjoint, holes)
+        else:
+            expr = ast.BinOp(rules.instantiate(partial, holes), ast.Mult(), out_bar)
+        if elementwise:
+            expr = reduce_broadcast(expr, arg.id, types)
+        terms.append(Term(arg.id, expr))
+    return terms
+
+
+def reduce_broadcast(expr: ast.expr, operand: str, types) -> ast.expr:
+    """Sum an elementwise adjoint back to the operand's shape (undo broadcasting)."""
+    if types[operand].kind != "array":
+        return ast.Call(ast.Attribute(_name("np"), "sum", ast.Load()), [expr], [])
+    return ast.Call(_name("sum_to"), [expr, _name(operand)], [])
+
+
+def _placeholder_bar(name: str) -> str:
+    return f"@{name}"  # not an identifier: can never be mistaken for a primal name
+
+
+def adjoint_reads(stmt: ast.Assign, active, types) -> Reads:
+    """Primal names the adjoint of ``stmt`` reads, exactly as it will be emitted.
+
+    An element write also reads its index when its adjoint zeroes ``a_bar[i]``.
+    """
+    reads = Reads()
+    if ir.is_element_write(stmt) and ir.target_name(stmt) in active:
+        reads.values |= ir.index_names(stmt.targets[0])
+    for term in adjoint_terms(stmt, active, types, _placeholder_bar):
+        reads = reads | expression_reads(term.expr)
+        if term.index is not None:
+            reads = reads | expression_reads(term.index)
+    return reads
+
+
+def expression_reads(expr: ast.expr) -> Reads:
+    """Names ``expr`` reads, split into value and shape-only reads (function names excluded)."""
+    reads = Reads()
+    shape_only: set[int] = set()
+    called: set[int] = set()
+    for node in ast.walk(expr):
+        if isinstance(node, ast.Attribute) and node.attr in SHAPE_ATTRIBUTES:
+            shape_only.add(id(node.value))
+        if isinstance(node, ast.Call):
+            called.add(id(node.func))
+            if isinstance(node.func, ast.Name) and node.func.id == "sum_to":
+                shape_only.add(id(node.args[1]))
+    for node in ast.walk(expr):
+        if not isinstance(node, ast.Name) or id(node) in called or node.id in MODULES:
+            continue
+        if node.id.startswith("@"):
+            continue
+        (reads.shapes if id(node) in shape_only else reads.values).add(node.id)
+    reads.shapes -= reads.values
+    return reads

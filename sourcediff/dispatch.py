@@ -1,0 +1,255 @@
+"""Specialization: one user function, its argument types, its derivatives, built once each.
+
+A :class:`Specializer` binds arguments (applying defaults), derives the Numba
+type signature, plans policy "auto" for the arguments' sizes, builds (or finds
+in the cache) the generated module and loads the compiled derivative. Every
+public transformation in ``api`` goes through one.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import re
+
+import numba
+import numpy as np
+
+from . import pipeline, verify
+from .errors import ArgumentError, SourceDiffError
+from .plan import AutoPlan, snapshots_within
+from .policy import check_policy, memory_budget
+
+
+def normalize_argnums(argnums) -> tuple[tuple[int, ...], bool]:
+    if isinstance(argnums, int) and not isinstance(argnums, bool):
+        return (argnums,), True
+    if not isinstance(argnums, (tuple, list)):
+        raise ArgumentError(f"argnums must be an int or a tuple of ints, got {argnums!r}")
+    argnums = tuple(argnums)
+    if not argnums or not all(isinstance(a, int) for a in argnums):
+        raise ArgumentError(f"argnums must be an int or a non-empty tuple of ints, got {argnums!r}")
+    return argnums, False
+
+
+class Specializer:
+    """Common machinery: argument binding, type signatures, per-signature builds."""
+
+    def __init__(self, func, argnums=0, policy="auto", jit=True):
+        self.func = func
+        self.argnums, self.single = normalize_argnums(argnums)
+        self.policy = check_policy(policy)
+        self.jit = jit
+        self.parsed = pipeline.parse(func)
+        self.params = [a.arg for a in self.parsed.node.args.args]
+        for k in self.argnums:
+            if not -len(self.params) <= k < len(self.params):
+                raise ArgumentError(
+                    f"argnums {k} is out of range for '{self.parsed.name}' with "
+                    f"{len(self.params)} parameters",
+                    self.parsed.filename,
+                    self.parsed.node.lineno,
+                )
+        self.argnums = tuple(k % len(self.params) for k in self.argnums)
+        self.signature = inspect.signature(func)
+        self.specializations: dict[tuple, tuple] = {}
+        self.plans: dict[tuple, AutoPlan] = {}  # policy "auto": plan by argument sizes
+        self.compiled_primal = None
+        functools.update_wrapper(self, func)
+
+    def bind(self, args, kwargs) -> tuple:
+        """Positional arguments with defaults applied."""
+        if not kwargs and len(args) == len(self.params):
+            return tuple(args)
+        bound = self.signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        return tuple(bound.arguments[p] for p in self.params)
+
+    def arg_types(self, args: tuple) -> tuple:
+        """Numba types of the arguments; anything but numbers and numeric arrays is refused."""
+        types = []
+        for name, value in zip(self.params, args):
+            numba_type = _numeric_type(value)
+            if numba_type is None:
+                raise ArgumentError(
+                    f"argument '{name}' of type {type(value).__name__} is not supported; pass "
+                    "floats, ints, bools or NumPy arrays of numbers",
+                    self.parsed.filename,
+                    self.parsed.node.lineno,
+                )
+            types.append(numba_type)
+        return tuple(types)
+
+    def check_differentiable(self, args: tuple) -> None:
+        for k in self.argnums:
+            value = args[k]
+            if isinstance(value, (bool, np.bool_)) or isinstance(value, (int, np.integer)):
+                raise ArgumentError(
+                    f"cannot differentiate with respect to '{self.params[k]}' (argnums {k}): it is "
+                    f"{type(value).__name__} {value!r}; integer and bool arguments are never "
+                    f"differentiated. Pass a float (e.g. {float(value)!r}) or drop it from argnums",
+                    self.parsed.filename,
+                    self.parsed.node.lineno,
+                )
+            if isinstance(value, np.ndarray) and value.dtype.kind == "f":
+                continue
+            if not isinstance(value, (float, np.floating)):
+                raise ArgumentError(
+                    f"cannot differentiate with respect to '{self.params[k]}': "
+                    f"{type(value).__name__} is not a float",
+                    self.parsed.filename,
+                    self.parsed.node.lineno,
+                )
+
+    def adjoint(self, args: tuple):
+        """The generated module and compiled adjoint for these arguments' types (and, under
+        policy "auto", for the plan their sizes call for)."""
+        policy = self.planned_policy(args)
+        key = (_type_key(args), policy)
+        if key not in self.specializations:
+            self.specializations[key] = self.specialize(args, policy)
+        return self.specializations[key]
+
+    def specialize(self, args: tuple, policy):
+        """Build (or find in the cache) and load the adjoint for ``args`` under ``policy``."""
+        self.check_differentiable(args)
+        verified = verify.enabled(self.jit)
+        request = pipeline.Request(self.argnums, policy, self.arg_types(args), verified)
+        built = pipeline.build_adjoint_module(self.parsed, request)
+        adjoint = pipeline.load(built, built.adjoint, self.jit)
+        if verified:
+            shadow = pipeline.load(built, built.shadow, False)
+            adjoint = functools.partial(verify.run_verified, shadow, adjoint, len(self.params))
+        return built, adjoint
+
+    def planned_policy(self, args: tuple):
+        """The policy to build with: "auto" becomes the plan for these arguments' sizes."""
+        if self.policy != "auto":
+            return self.policy
+        sizes = _size_key(args)
+        if sizes not in self.plans:
+            self.plans[sizes] = self.plan_auto(args)
+        return self.plans[sizes]
+
+    def plan_auto(self, args: tuple) -> AutoPlan:
+        """Store, unless the exact record of these arguments exceeds the memory budget:
+        then checkpoint the time loops with as many snapshots as fit half the budget."""
+        stored, _ = self.specialize(args, AutoPlan(0))
+        budget = memory_budget()
+        if not stored.time_loops or self.record_bytes(stored, args) <= budget:
+            return AutoPlan(0)
+        four, eight = (
+            self.record_bytes(self.specialize(args, AutoPlan(k))[0], args) for k in (4, 8)
+        )
+        return AutoPlan(snapshots_within(budget, max(1, (eight - four) // 4)))
+
+    def call(self, adjoint, args: tuple):
+        """Run a generated derivative; Numba failing to compile it is our error, not the
+        user's, and is reported as such, naming the user's function."""
+        try:
+            return adjoint(*args)
+        except numba.core.errors.NumbaError as exc:
+            raise SourceDiffError(
+                f"internal error while differentiating '{self.parsed.name}' (During: compile): "
+                f"Numba could not compile the generated derivative: {_brief(exc)}. "
+                "Please report this with the function's source; jit=False runs it as Python",
+                self.parsed.filename,
+                self.parsed.node.lineno,
+            ) from exc
+
+    def primal(self, args: tuple):
+        """The function itself at ``args`` (compiled unless ``jit=False``), parsed only once."""
+        if self.compiled_primal is None:
+            built = pipeline.build_primal_module(self.parsed)
+            self.compiled_primal = pipeline.load(built, built.primal, self.jit)
+        return self.compiled_primal(*args)
+
+    def record_bytes(self, built, args: tuple) -> int:
+        """What the derivative in ``built`` records for ``args`` (its counting function)."""
+        counting = pipeline.load(built, built.record_bytes, self.jit)
+        return int(counting(*copies(args)))
+
+    def run_vjp(self, args: tuple, seeds: tuple):
+        built, adjoint = self.adjoint(args)
+        value, grads = self.call(adjoint, args + tuple(seeds))
+        return built, value, tuple(as_python(g) for g in grads)
+
+
+def _brief(exc: Exception) -> str:
+    """Numba's message on one line, without its terminal colours."""
+    text = re.sub(r"\x1b\[[0-9;]*m", "", str(exc))
+    return " ".join(text.split())[:400]
+
+
+def _type_key(args: tuple) -> tuple:
+    return tuple((type(a), getattr(a, "dtype", None), getattr(a, "ndim", None)) for a in args)
+
+
+def _size_key(args: tuple) -> tuple:
+    """What a record's size depends on: array shapes, integer values, argument types."""
+    key = []
+    for a in args:
+        if isinstance(a, np.ndarray):
+            key.append((a.dtype.str, a.shape))
+        elif isinstance(a, (int, np.integer, bool, np.bool_)):
+            key.append((type(a).__name__, int(a)))
+        else:
+            key.append(type(a).__name__)
+    return tuple(key)
+
+
+def _numeric_type(value):
+    """The Numba type of a number or numeric array, else None."""
+    from numba.core import types
+
+    try:
+        numba_type = numba.typeof(value)
+    except ValueError:
+        return None
+    if isinstance(numba_type, (types.Float, types.Integer, types.Boolean)):
+        return numba_type
+    if isinstance(numba_type, types.Array) and isinstance(
+        numba_type.dtype, (types.Float, types.Integer, types.Boolean)
+    ):
+        return numba_type
+    return None
+
+
+def as_python(value):
+    return float(value) if isinstance(value, (float, np.floating)) else value
+
+
+def differentiable(value) -> bool:
+    if isinstance(value, np.ndarray):
+        return value.dtype.kind == "f"
+    return isinstance(value, (float, np.floating))
+
+
+def outputs_of(value) -> tuple:
+    return value if isinstance(value, tuple) else (value,)
+
+
+def copies(args: tuple) -> tuple:
+    """The arguments with every array copied (functions may write into their arrays)."""
+    return tuple(np.array(a, copy=True) if isinstance(a, np.ndarray) else a for a in args)
+
+
+def as_output(value):
+    if isinstance(value, tuple):
+        return tuple(as_python(v) for v in value)
+    return as_python(value)
+
+
+def tangent_function(transformed: Specializer, args: tuple):
+    """The compiled tangent (forward-mode) function of ``transformed`` for these types."""
+    key = ("tangent",) + tuple(
+        (type(a), getattr(a, "dtype", None), getattr(a, "ndim", None)) for a in args
+    )
+    found = transformed.specializations.get(key)
+    if found is None:
+        transformed.check_differentiable(args)
+        request = pipeline.Request(transformed.argnums, "forward", transformed.arg_types(args))
+        built = pipeline.build_tangent_module(transformed.parsed, request)
+        found = (built, pipeline.load(built, built.adjoint, transformed.jit))
+        transformed.specializations[key] = found
+    return found

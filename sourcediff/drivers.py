@@ -1,0 +1,141 @@
+"""Drivers that call generated derivatives many times: Jacobians and Hessians."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import pipeline
+from .dispatch import Specializer, copies, tangent_function
+from .errors import ArgumentError
+
+
+def seed_like(seed, output):
+    """A cotangent converted to the type of the output it goes with."""
+    if isinstance(output, np.ndarray):
+        seed = np.asarray(seed, dtype=output.dtype)
+        if seed.shape != output.shape:
+            raise ArgumentError(
+                f"a cotangent of shape {seed.shape} for an output of {output.shape}"
+            )
+        return seed
+    return float(seed)
+
+
+def tangent_like(tangent, primal):
+    if isinstance(primal, np.ndarray):
+        tangent = np.asarray(tangent, dtype=primal.dtype)
+        if tangent.shape != primal.shape:
+            raise ArgumentError(
+                f"a tangent of shape {tangent.shape} for an input of {primal.shape}"
+            )
+        return tangent
+    return float(tangent)
+
+
+def jacobian_by_tangents(transformed: Specializer, args: tuple, outputs: tuple):
+    """Jacobians of every output with respect to each of ``argnums``, one tangent pass
+    per input element."""
+    _, tangent_fn = tangent_function(transformed, args)
+    per_output = []
+    blocks = [
+        [np.zeros(np.shape(o) + np.shape(args[a])) for a in transformed.argnums] for o in outputs
+    ]
+    for which, k in enumerate(transformed.argnums):
+        for index in np.ndindex(*np.shape(args[k])):
+            dots = unit_tangents(args, transformed.argnums, which, index)
+            copies = tuple(np.array(a, copy=True) if isinstance(a, np.ndarray) else a for a in args)
+            _, tangent = tangent_fn(*copies, *dots)
+            tangents = tangent if isinstance(tangent, tuple) else (tangent,)
+            for o, t in enumerate(tangents):
+                target = blocks[o][which]
+                column = (slice(None),) * (target.ndim - len(index)) + index
+                target[column] = t
+    for row in blocks:
+        per_output.append(tuple(b if b.ndim else float(b) for b in row))
+    return per_output
+
+
+def jacobian_of_output(transformed: Specializer, args: tuple, outputs: tuple, k: int):
+    """Jacobians of output ``k`` with respect to each of ``argnums``."""
+    out = outputs[k]
+    shape = np.shape(out)
+    blocks = [np.zeros(shape + np.shape(args[a])) for a in transformed.argnums]
+    for index in np.ndindex(*shape):
+        seeds = []
+        args_now = copies(args)
+        for j, other in enumerate(outputs):
+            seed = np.zeros_like(other) if isinstance(other, np.ndarray) else 0.0
+            if j == k:
+                if isinstance(seed, np.ndarray):
+                    seed[index] = 1.0
+                else:
+                    seed = 1.0
+            seeds.append(seed)
+        _, _, grads = transformed.run_vjp(args_now, tuple(seeds))
+        for block, g in zip(blocks, grads):
+            block[index] = g
+    return tuple(b if b.ndim else float(b) for b in blocks)
+
+
+def unit_tangents(args, argnums, which, index):
+    dots = []
+    for position, k in enumerate(argnums):
+        dot = np.zeros_like(args[k], dtype=np.float64) if isinstance(args[k], np.ndarray) else 0.0
+        if position == which:
+            if isinstance(dot, np.ndarray):
+                dot[index] = 1.0
+            else:
+                dot = 1.0
+        dots.append(dot)
+    return dots
+
+
+class SecondOrder:
+    """Hessian-vector products by reverse over forward.
+
+    The tangent function sourcediff generates for ``f``, ``(x, x_dot) -> (f(x),
+    f'(x) x_dot)``, is itself plain Python in the accepted subset; its gradient
+    with respect to ``x`` at fixed ``x_dot = v`` is ``H v``. One product costs
+    one reverse sweep of the tangent function (a few gradients), so a Hessian
+    of n inputs costs about n gradients.
+    """
+
+    def __init__(self, first: Specializer):
+        self.first = first
+        self.second: dict[tuple, Specializer] = {}
+
+    def specializer(self, args: tuple) -> Specializer:
+        """The reverse-mode specializer of the tangent function for these argument types."""
+        built, _ = tangent_function(self.first, args)
+        if built.outputs != 1 or built.result_kind != "float":
+            raise ArgumentError(
+                f"a Hessian needs '{self.first.parsed.name}' to return one float",
+                self.first.parsed.filename,
+                self.first.parsed.node.lineno,
+            )
+        key = (built.path, built.adjoint)
+        if key not in self.second:
+            module = pipeline.load_module(built)
+            tangent = getattr(module, built.adjoint)
+            first = self.first
+            self.second[key] = Specializer(tangent, first.argnums, first.policy, first.jit)
+        return self.second[key]
+
+    def product(self, args: tuple, vectors: tuple) -> tuple:
+        """``H v`` for each of ``argnums``: ``vectors`` holds one tangent per argnum."""
+        second = self.specializer(args)
+        _, _, grads = second.run_vjp(copies(args) + tuple(vectors), (0.0, 1.0))
+        return grads
+
+    def hessian(self, args: tuple) -> list[list]:
+        """The blocks ``H[a][b]`` (shape ``x_a.shape + x_b.shape``), one product per input."""
+        argnums = self.first.argnums
+        shapes = [np.shape(args[k]) for k in argnums]
+        blocks = [[np.zeros(sa + sb) for sb in shapes] for sa in shapes]
+        for b, shape_b in enumerate(shapes):
+            for j in np.ndindex(*shape_b):
+                columns = self.product(args, tuple(unit_tangents(args, argnums, b, j)))
+                for a, column in enumerate(columns):
+                    block = blocks[a][b]
+                    block[(Ellipsis,) + j] = column
+        return [[blk if blk.ndim else float(blk) for blk in row] for row in blocks]

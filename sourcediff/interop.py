@@ -1,0 +1,105 @@
+"""Calling sourcediff's functions from the user's own ``@numba.njit`` code.
+
+Numba types a global by ``typeof``; the objects ``sd.grad``, ``sd.value_and_grad``
+and ``sd.jit`` return are typed as a stub function with the user function's
+parameters, whose ``@overload`` specializes on Numba's argument types: it builds
+(or finds in the cache) the adjoint for those types and returns a small
+implementation that calls the compiled adjoint. So a gradient-descent loop
+written in njit around ``sd.grad(loss)`` never returns to Python::
+
+    df = sd.grad(loss, argnums=(0, 1))
+
+    @numba.njit
+    def descend(w, b, x, steps, lr):
+        for _ in range(steps):
+            gw, gb = df(w, b, x)
+            w = w - lr * gw
+            b = b - lr * gb
+        return w, b
+
+Inside njit code there are no argument values to plan from, so policy "auto"
+stores (as it does whenever the record fits the memory budget).
+"""
+
+from __future__ import annotations
+
+import numba
+from numba.core import types
+from numba.core.registry import cpu_target
+from numba.extending import overload, typeof_impl
+
+from . import pipeline
+from .errors import ArgumentError
+from .plan import AutoPlan
+
+
+def register(cls) -> None:
+    """Let instances of ``cls`` (with a ``numba_stub()`` method) be called from njit code."""
+
+    @typeof_impl.register(cls)
+    def _typeof(value, context):
+        stub = value.numba_stub()
+        if isinstance(stub, numba.core.dispatcher.Dispatcher):
+            return numba.typeof(stub)
+        typing = cpu_target.typing_context
+        typing.refresh()  # the stub's overload was registered after the context was built
+        return typing.resolve_value_type(stub)
+
+
+def gradient_stub(specializer, with_value: bool):
+    """A function with the user's parameters whose overload returns the gradient (and value)."""
+
+    def specialize(*arg_types):
+        adjoint = _compiled_adjoint(specializer, tuple(types.unliteral(t) for t in arg_types))
+        return _implementation(specializer, adjoint, with_value)
+
+    # Numba wants the stub, its typing function and the implementation to share the
+    # parameters' names exactly, so all three are written out for this function.
+    params = ", ".join(specializer.params)
+    namespace: dict = {"specialize": specialize}
+    exec(  # noqa: S102
+        f"def stub({params}):\n    raise NotImplementedError\n\n"
+        f"def typing({params}):\n    return specialize({params})\n",
+        namespace,
+    )
+    overload(namespace["stub"], jit_options={"error_model": "numpy"})(namespace["typing"])
+    return namespace["stub"]
+
+
+def _compiled_adjoint(specializer, arg_types: tuple):
+    for k in specializer.argnums:
+        t = arg_types[k]
+        if not (isinstance(t, types.Float) or _float_array(t)):
+            raise ArgumentError(
+                f"cannot differentiate '{specializer.params[k]}' of Numba type {t}: "
+                "only floats and float arrays are differentiated",
+                specializer.parsed.filename,
+                specializer.parsed.node.lineno,
+            )
+    policy = AutoPlan(0) if specializer.policy == "auto" else specializer.policy
+    request = pipeline.Request(specializer.argnums, policy, arg_types)
+    built = pipeline.build_adjoint_module(specializer.parsed, request)
+    if built.outputs != 1 or built.result_kind != "float":
+        raise ArgumentError(
+            f"grad needs '{specializer.parsed.name}' to return one float",
+            specializer.parsed.filename,
+            specializer.parsed.node.lineno,
+        )
+    return pipeline.load(built, built.adjoint, True)
+
+
+def _float_array(t) -> bool:
+    return isinstance(t, types.Array) and isinstance(t.dtype, types.Float)
+
+
+def _implementation(specializer, adjoint, with_value: bool):
+    """``def impl(params): value, grads = adjoint(params, 1.0); return ...``."""
+    params = ", ".join(specializer.params)
+    grads = "grads[0]" if specializer.single else "grads"
+    result = f"value, {grads}" if with_value else grads
+    source = (
+        f"def impl({params}):\n    value, grads = adjoint({params}, 1.0)\n    return {result}\n"
+    )
+    namespace = {"adjoint": adjoint}
+    exec(source, namespace)  # noqa: S102
+    return namespace["impl"]

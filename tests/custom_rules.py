@@ -1,0 +1,149 @@
+"""Functions with user derivative rules (sd.custom_vjp / sd.custom_jvp), and their callers."""
+
+import math
+
+import numba
+import numpy as np
+
+import sourcediff as sd
+
+
+@sd.custom_vjp
+def safe_norm(x):
+    return math.sqrt(x[0] * x[0] + x[1] * x[1])
+
+
+def safe_norm_fwd(x):
+    y = math.sqrt(x[0] * x[0] + x[1] * x[1])
+    return y, (x, y)
+
+
+def safe_norm_bwd(res, g):
+    x, y = res
+    scale = g / y if y > 0.0 else 0.0
+    return (x * scale,)
+
+
+safe_norm.defvjp(safe_norm_fwd, safe_norm_bwd)
+
+
+def doubled_norm(p):
+    return safe_norm(p) * 2.0
+
+
+def norms_in_a_loop(p, n):
+    s = 0.0
+    for _ in range(n):
+        s += doubled_norm(p) + safe_norm(p * 0.5)
+        p = p * 1.1
+    return s
+
+
+@sd.custom_vjp
+def straight_through_floor(x):
+    return float(math.floor(x))
+
+
+def straight_through_fwd(x):
+    return float(math.floor(x)), 0.0
+
+
+def straight_through_bwd(res, g):
+    return (g,)
+
+
+straight_through_floor.defvjp(straight_through_fwd, straight_through_bwd)
+
+
+def quantized(x):
+    return straight_through_floor(3.0 * x) * x
+
+
+@sd.custom_vjp
+def solve(A, b):
+    return np.linalg.solve(A, b)
+
+
+def solve_fwd(A, b):
+    x = np.linalg.solve(A, b)
+    return x, (A, x)
+
+
+def solve_bwd(res, g):
+    A, x = res
+    lam = np.linalg.solve(A.T.copy(), g)  # the adjoint of a solve is a solve with A^T
+    return -np.outer(lam, x), lam
+
+
+solve.defvjp(solve_fwd, solve_bwd)
+
+
+def solve_loss(A, b):
+    x = solve(A, b)
+    return np.sum(x * x)
+
+
+@numba.njit
+def newton_iterations(a):
+    x = a
+    while abs(x * x - a) > 1e-14 * a:
+        x = 0.5 * (x + a / x)
+    return x
+
+
+@sd.custom_vjp
+def newton_sqrt(a):
+    return newton_iterations(a)
+
+
+def newton_sqrt_fwd(a):
+    y = newton_iterations(a)
+    return y, y
+
+
+def newton_sqrt_bwd(y, g):
+    return (g / (2.0 * y),)  # implicit function theorem on y*y - a = 0
+
+
+newton_sqrt.defvjp(newton_sqrt_fwd, newton_sqrt_bwd)
+
+
+def root_sum(a, b):
+    return newton_sqrt(a) * b + newton_sqrt(a * b)
+
+
+@sd.custom_jvp
+def softplus(x):
+    return math.log1p(math.exp(x))
+
+
+def softplus_jvp(primals, tangents):
+    (x,) = primals
+    (t,) = tangents
+    return math.log1p(math.exp(x)), t / (1.0 + math.exp(-x))
+
+
+softplus.defjvp(softplus_jvp)
+
+
+def uses_softplus(x, y):
+    s = 0.0
+    for i in range(3):
+        s += softplus(x * y + i)
+    return s + x
+
+
+@sd.custom_jvp
+def scaled(v):
+    return 2.0 * v
+
+
+def scaled_jvp(primals, tangents):
+    return 2.0 * primals[0], 2.0 * tangents[0]
+
+
+scaled.defjvp(scaled_jvp)
+
+
+def scaled_sum(v):
+    return np.sum(scaled(v))

@@ -1,0 +1,1 @@
+"""A random-program fuzzer for sourcediff: generator, reference and campaign runner."""

@@ -1,0 +1,186 @@
+"""Run generated programs through sourcediff and classify what happens.
+
+    python -m tests.fuzzing.campaign --programs 10000 --seed 0 --no-jit
+    python -m tests.fuzzing.campaign --programs 500 --seed 0 --jit --out /tmp/fuzz
+
+For each program and policy: the gradient with respect to every float
+argument (``x0, x1, a, m``) is compared with Richardson central differences
+of the original function (programs whose reference is unstable, at a kink or
+a branch flip, are skipped and counted), the value with the function's own,
+and the state of the arrays the function writes into with the original's.
+In ``--no-jit`` mode the verifier (``SOURCEDIFF_VERIFY=1``) is on. Outcomes:
+ok, wrong, stale (the verifier found a primal value read in the reverse sweep that
+differs from the forward sweep's, even if the gradient agrees), nan, refused (a
+``SourceDiffError``: fine), crash (anything else), unstable (reference). Failing
+programs are written to ``--out``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import importlib.util
+import os
+import sys
+import tempfile
+import time
+import traceback
+from pathlib import Path
+
+import numpy as np
+
+from .generator import generate
+from .reference import reference_gradient
+
+ARGNUMS = (0, 1, 2, 3)
+
+
+def policies():
+    """The four policies, as sourcediff spells them."""
+    import sourcediff as sd
+
+    return ["store", "recompute", sd.Checkpoint(snapshots=2), "auto"]
+
+
+def arguments(seed: int) -> tuple:
+    """The arguments a program is run at: bounded, deterministic per seed."""
+    rng = np.random.default_rng(seed)
+    a = rng.uniform(-1.0, 1.0, 4)
+    m = rng.uniform(-0.6, 0.6, (4, 4))
+    return (float(rng.uniform(-1, 1)), float(rng.uniform(-1, 1)), a, m, int(rng.integers(2, 4)))
+
+
+def load(source: str, folder: Path, seed: int):
+    """Import a program from a real file (sourcediff reads the function's source)."""
+    path = folder / f"fuzz_{seed}.py"
+    path.write_text(source)
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.f
+
+
+def _copied(args):
+    return tuple(np.array(a, copy=True) if isinstance(a, np.ndarray) else a for a in args)
+
+
+def close(actual, expected, rtol=1e-5, atol=1e-6) -> bool:
+    """Whether two gradients (floats or arrays) agree to tolerance."""
+    return all(
+        np.allclose(np.asarray(x, dtype=float), np.asarray(y, dtype=float), rtol=rtol, atol=atol)
+        for x, y in zip(actual, expected)
+    )
+
+
+def check(f, args, policy, jit: bool, reference) -> tuple[str, str]:
+    """``(outcome, detail)`` of one program under one policy."""
+    import sourcediff as sd
+    from sourcediff.verify import VerificationError
+
+    given = _copied(args)
+    try:
+        value, grads = sd.value_and_grad(f, argnums=ARGNUMS, policy=policy, jit=jit)(*given)
+    except VerificationError as exc:
+        return "stale", str(exc).splitlines()[0]
+    except sd.SourceDiffError as exc:
+        return "refused", str(exc).splitlines()[0]
+    except Exception as exc:  # noqa: BLE001 - anything else is a crash to report
+        return "crash", f"{type(exc).__name__}: {exc}"[:300] + "\n" + traceback.format_exc()[-800:]
+    plain = _copied(args)
+    expected_value = f(*plain)
+    if any(not np.all(np.isfinite(g)) for g in grads):
+        return "nan", f"{grads}"
+    if not np.isclose(value, expected_value, rtol=1e-9, atol=1e-12):
+        return "wrong", f"value {value} != {expected_value}"
+    for mine, theirs in zip(given, plain):
+        if isinstance(mine, np.ndarray) and not np.allclose(mine, theirs, rtol=1e-9, atol=1e-12):
+            return "wrong", "the caller's arrays end in another state than with the function"
+    if reference is not None and not close(grads, reference):
+        return "wrong", f"gradient {grads} != reference {reference}"
+    return "ok", ""
+
+
+def run_program(seed: int, folder: Path, jit: bool, selected):
+    """Outcomes of one program under each policy, with its tags and source."""
+    program = generate(seed)
+    f = load(program.source, folder, seed)
+    args = arguments(seed)
+    try:
+        reference, stable = reference_gradient(f, args, ARGNUMS)
+    except Exception:  # noqa: BLE001 - the program itself fails here: no reference
+        return program, {str(p): ("unstable", "the program raised") for p in selected}
+    if not stable:
+        return program, {str(p): ("unstable", "") for p in selected}
+    return program, {str(p): check(f, args, p, jit, reference) for p in selected}
+
+
+def campaign(seeds, jit: bool, out: Path | None, selected=None, verbose=True) -> dict:
+    """Run ``seeds``; returns counts by (policy, outcome) and the failures."""
+    selected = selected or policies()
+    counts: collections.Counter = collections.Counter()
+    tags: collections.Counter = collections.Counter()
+    refusals: collections.Counter = collections.Counter()
+    failures = []
+    with tempfile.TemporaryDirectory() as tmp:
+        sys.path.insert(0, tmp)
+        for seed in seeds:
+            program, outcomes = run_program(seed, Path(tmp), jit, selected)
+            for policy, (outcome, detail) in outcomes.items():
+                counts[policy, outcome] += 1
+                if outcome == "refused":
+                    refusals[detail.split(": ", 1)[-1][:90]] += 1
+                if outcome in ("wrong", "nan", "crash", "stale"):
+                    failures.append((seed, policy, outcome, detail, program))
+                    tags.update(f"{outcome}:{t}" for t in program.tags)
+                    if out is not None:
+                        _write_failure(out, seed, policy, outcome, detail, program)
+            if verbose and seed % 50 == 0:
+                print(f"  ... program {seed}: {len(failures)} failures so far", flush=True)
+        sys.path.remove(tmp)
+    return {"counts": counts, "failures": failures, "tags": tags, "refusals": refusals}
+
+
+def _write_failure(out: Path, seed, policy, outcome, detail, program) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    text = f"# seed {seed}, policy {policy}: {outcome}\n# tags: {sorted(program.tags)}\n"
+    text += "".join(f"# {line}\n" for line in detail.splitlines()) + program.source
+    (out / f"{outcome}_{seed}_{policy.replace('(', '_').replace(')', '')}.py").write_text(text)
+
+
+def report(result: dict) -> str:
+    """A table of outcomes per policy."""
+    counts = result["counts"]
+    outcomes = ["ok", "wrong", "stale", "nan", "refused", "crash", "unstable"]
+    rows = [f"{'policy':28}" + "".join(f"{o:>10}" for o in outcomes)]
+    for policy in sorted({p for p, _ in counts}):
+        rows.append(f"{policy:28}" + "".join(f"{counts[policy, o]:>10}" for o in outcomes))
+    return "\n".join(rows)
+
+
+def main(argv=None) -> int:
+    """Command line: see the module docstring."""
+    parser = argparse.ArgumentParser(prog="python -m tests.fuzzing.campaign")
+    parser.add_argument("--programs", type=int, default=1000)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--jit", action=argparse.BooleanOptionalAction, default=False)
+    parser.add_argument("--out", type=Path, default=None)
+    options = parser.parse_args(argv)
+    if not options.jit:
+        os.environ["SOURCEDIFF_VERIFY"] = "1"
+    start = time.time()
+    seeds = range(options.seed, options.seed + options.programs)
+    result = campaign(seeds, options.jit, options.out)
+    print(report(result))
+    print(
+        f"{options.programs} programs in {time.time() - start:.0f} s; "
+        f"{len(result['failures'])} failures"
+    )
+    for message, count in result["refusals"].most_common(10):
+        print(f"  refused {count}x: {message}")
+    for seed, policy, outcome, detail, _ in result["failures"][:20]:
+        print(f"  seed {seed} {policy} {outcome}: {detail.splitlines()[0][:150]}")
+    return 1 if result["failures"] else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,333 @@
+"""Random, well-typed, terminating programs inside sourcediff's documented subset.
+
+``generate(seed)`` returns a :class:`Program`: the source of a module with a
+function ``f(x0, x1, a, m, n)`` (two floats, a float vector of length 4, a 3x3
+float matrix, an int) and the helpers it calls, plus the tags of the
+constructs it used. Values stay bounded (sin/tanh squashing, divisions by
+``1 + e*e``, at most a few loop iterations), so that finite differences are a
+trustworthy reference.
+
+Constructs: arithmetic and ``math`` functions, if/elif/else, early return,
+for loops with any step, data-dependent while loops, break/continue, element,
+slice and whole-array in-place writes, NumPy reductions and products whose
+operands are overwritten later, rebinding ``w = m @ w`` in loops, swaps,
+tuples, self-assignments, helpers returning tuples or writing into an array
+they are passed, writes into arguments.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+HELPERS = """
+def pair(u, v):
+    return u * v + math.sin(u), u - 0.5 * v
+
+
+def scale_first(arr, s):
+    arr[0] = arr[0] * s
+    return np.sum(arr)
+
+
+def same(u):
+    return u
+"""
+
+UNARY = [
+    "math.sin({})",
+    "math.cos({})",
+    "math.tanh({})",
+    "math.atan({})",
+    "math.exp(0.5 * math.sin({}))",
+    "math.log(1.0 + {0} * {0})",
+    "math.sqrt(1.0 + {0} * {0})",
+    "1.0 / (1.0 + {0} * {0})",
+]
+REDUCTIONS = [
+    ("np.sum({a})", "sum"),
+    ("np.dot({a}, {b})", "dot"),
+    ("{a} @ {b}", "matmul"),
+    ("np.prod(np.tanh({a}) + 1.5)", "prod"),
+    ("np.max({a})", "max"),
+    ("np.min({a})", "min"),
+    ("np.mean({a})", "mean"),
+    ("np.linalg.norm({a})", "norm"),
+    ("np.sum(np.outer({a}, {b}))", "outer"),
+    ("np.sum(m @ {a})", "matvec"),
+]
+
+
+@dataclass
+class Program:
+    """A generated module's source, its function's name, and the constructs it used."""
+
+    seed: int
+    source: str
+    tags: set[str] = field(default_factory=set)
+
+
+class _Writer:
+    def __init__(self, rng: random.Random):
+        self.rng = rng
+        self.lines: list[str] = []
+        self.tags: set[str] = set()
+        self.floats = ["x0", "x1"]
+        self.vectors = ["a"]
+        self.counter = 0
+        self.loop_depth = 0
+
+    def fresh(self, stem: str) -> str:
+        self.counter += 1
+        return f"{stem}{self.counter}"
+
+    def emit(self, depth: int, line: str) -> None:
+        self.lines.append("    " * depth + line)
+
+    def scalar(self, depth: int = 0) -> str:
+        r = self.rng.random()
+        if depth > 1 or r < 0.3:
+            if self.rng.random() < 0.2:
+                return repr(round(self.rng.uniform(-2.0, 2.0), 2))
+            return self.rng.choice(self.floats)
+        if r < 0.55:
+            return self.rng.choice(UNARY).format(self.scalar(depth + 1))
+        if r < 0.75:
+            op = self.rng.choice(["+", "-", "*"])
+            return f"({self.scalar(depth + 1)} {op} {self.scalar(depth + 1)})"
+        if r < 0.9:
+            vec = self.rng.choice(self.vectors)
+            self.tags.add("element_read")
+            return f"{vec}[{self.rng.randrange(4)}]"
+        return f"{self.scalar(depth + 1)} / (1.0 + {self.scalar(depth + 1)} ** 2)"
+
+    def vector(self) -> str:
+        vec = self.rng.choice(self.vectors)
+        r = self.rng.random()
+        if r < 0.3:
+            return f"np.sin({vec})"
+        if r < 0.6:
+            return f"{vec} * {self.scalar(1)}"
+        if r < 0.8:
+            return f"np.tanh({vec} + {self.rng.choice(self.vectors)})"
+        return f"m @ {vec}"
+
+    # -- statements -----------------------------------------------------------
+
+    def block(self, depth: int, count: int) -> None:
+        for _ in range(count):
+            self.statement(depth)
+
+    def statement(self, depth: int) -> None:
+        choices = [
+            (self.assign_scalar, 5),
+            (self.augment, 3),
+            (self.reduction, 3),
+            (self.vector_assign, 2),
+            (self.array_write, 3),
+            (self.branch, 2 if depth < 3 else 0),
+            (self.for_loop, 2 if self.loop_depth < 2 else 0),
+            (self.while_loop, 1 if self.loop_depth < 1 else 0),
+            (self.helper_call, 1),
+            (self.swap_or_tuple, 1),
+            (self.self_assign, 1),
+            (self.matrix_write, 2),
+            (self.tuple_pack, 1),
+            (self.loop_exit, 2 if self.loop_depth else 0),
+        ]
+        functions, weights = zip(*choices)
+        self.rng.choices(functions, weights)[0](depth)
+
+    def assign_scalar(self, depth: int) -> None:
+        reuse = self.rng.random() < 0.4 and depth > 1
+        name = self.rng.choice(self.floats) if reuse else self.fresh("s")
+        self.emit(depth, f"{name} = {self.scalar()}")
+        if name not in self.floats and depth == 1:
+            self.floats.append(name)
+        elif name not in self.floats:
+            # Defined under a branch or loop: define it first at the top level.
+            self.lines.insert(self.top_insert, f"    {name} = 0.0")
+            self.top_insert += 1
+            self.floats.append(name)
+
+    def augment(self, depth: int) -> None:
+        name = self.rng.choice(self.floats)
+        op = self.rng.choice(["+=", "-=", "*="])
+        value = f"math.cos({self.scalar(1)})" if op == "*=" else self.scalar(1)
+        self.emit(depth, f"{name} {op} {value}")
+        self.tags.add("augmented")
+
+    def reduction(self, depth: int) -> None:
+        template, tag = self.rng.choice(REDUCTIONS)
+        a, b = self.rng.choice(self.vectors), self.rng.choice(self.vectors)
+        name = self.rng.choice(self.floats[2:] or ["x0"])
+        if name in ("x0", "x1") or self.rng.random() < 0.5:
+            name = self.fresh("r")
+            self.lines.insert(self.top_insert, f"    {name} = 0.0")
+            self.top_insert += 1
+            self.floats.append(name)
+        self.emit(depth, f"{name} = {template.format(a=a, b=b)}")
+        self.tags.add(f"reduce_{tag}")
+
+    def vector_assign(self, depth: int) -> None:
+        if self.rng.random() < 0.4 and len(self.vectors) > 1:
+            name = self.rng.choice(self.vectors[1:])
+        else:
+            name = self.fresh("v")
+            self.lines.insert(self.top_insert, f"    {name} = a.copy()")
+            self.top_insert += 1
+            self.vectors.append(name)
+        value = self.vector()
+        self.tags.add("matvec_rebind" if value.startswith("m @") else "vector_rebind")
+        self.emit(depth, f"{name} = {value}")
+
+    def array_write(self, depth: int) -> None:
+        vec = self.rng.choice(self.vectors)
+        r = self.rng.random()
+        if r < 0.35:
+            loop_index = [f"{self.loop_var} % 4"] if self.loop_var else []
+            index = self.rng.choice(["0", "1", "3", "-1"] + loop_index)
+            self.emit(depth, f"{vec}[{index}] = {self.scalar(1)}")
+            self.tags.add("element_write")
+        elif r < 0.6:
+            target = self.rng.choice(["1:", ":-1", "1:3", ":2"])
+            source = {"1:": ":-1", ":-1": "1:", "1:3": "2:", ":2": "2:"}[target]
+            op = self.rng.choice(["=", "+=", "-="])
+            self.emit(depth, f"{vec}[{target}] {op} 0.5 * {vec}[{source}]")
+            self.tags.add("slice_write")
+        elif r < 0.8:
+            self.emit(depth, f"{vec} *= {self.rng.choice(['0.9', '1.1', '-0.5'])}")
+            self.tags.add("whole_array_inplace")
+        else:
+            self.emit(depth, f"{vec} += np.sin({self.rng.choice(self.vectors)})")
+            self.tags.add("whole_array_inplace")
+
+    def branch(self, depth: int) -> None:
+        self.emit(depth, f"if {self.scalar(1)} < {self.scalar(1)}:")
+        self.block(depth + 1, self.rng.randint(1, 2))
+        if self.rng.random() < 0.3:
+            self.emit(depth + 1, f"return {self.result()}")
+            self.tags.add("early_return")
+        if self.rng.random() < 0.3:
+            self.emit(depth, f"elif {self.scalar(1)} > 0.2:")
+            self.block(depth + 1, 1)
+            self.tags.add("elif")
+        if self.rng.random() < 0.6:
+            self.emit(depth, "else:")
+            self.block(depth + 1, self.rng.randint(1, 2))
+        self.tags.add("if")
+
+    def for_loop(self, depth: int) -> None:
+        header = self.rng.choice(
+            ["range(n)", "range(4)", "range(1, 4)", "range(3, -1, -1)", "range(0, 4, 2)"]
+        )
+        self.loop_depth += 1
+        variable = "i" if self.loop_depth == 1 else "j"
+        outer, self.loop_var = self.loop_var, variable
+        self.emit(depth, f"for {variable} in {header}:")
+        self.block(depth + 1, self.rng.randint(1, 3))
+        self.loop_depth -= 1
+        self.loop_var = outer
+        self.tags.add("for_negative_step" if "-1)" in header else "for")
+
+    def while_loop(self, depth: int) -> None:
+        counter = self.fresh("k")
+        self.emit(depth, f"{counter} = 0")
+        guard = self.rng.choice(self.floats)
+        self.emit(depth, f"while {counter} < n and {guard} < 5.0:")
+        self.loop_depth += 1
+        self.emit(depth + 1, f"{counter} += 1")  # first, so that a continue cannot skip it
+        self.block(depth + 1, self.rng.randint(1, 2))
+        self.loop_depth -= 1
+        self.tags.add("while")
+
+    def loop_exit(self, depth: int) -> None:
+        word = self.rng.choice(["break", "continue"])
+        self.emit(depth, f"if {self.scalar(1)} > 0.5:")
+        self.emit(depth + 1, word)
+        self.tags.add(word)
+
+    def helper_call(self, depth: int) -> None:
+        r = self.rng.random()
+        u, v = self.fresh("h"), self.fresh("h")
+        if r < 0.5:
+            for name in (u, v):
+                self.lines.insert(self.top_insert, f"    {name} = 0.0")
+                self.top_insert += 1
+            self.emit(depth, f"{u}, {v} = pair({self.scalar(1)}, {self.scalar(1)})")
+            self.floats += [u, v]
+            self.tags.add("helper_tuple")
+        elif r < 0.8:
+            self.lines.insert(self.top_insert, f"    {u} = 0.0")
+            self.top_insert += 1
+            self.emit(depth, f"{u} = scale_first({self.rng.choice(self.vectors)}, 0.9)")
+            self.floats.append(u)
+            self.tags.add("helper_writes_array")
+        else:
+            name = self.rng.choice(self.floats)
+            self.emit(depth, f"{name} = same({name})")
+            self.tags.add("helper_identity")
+
+    def swap_or_tuple(self, depth: int) -> None:
+        if len(self.vectors) > 1 and self.rng.random() < 0.5:
+            p, q = self.rng.sample(self.vectors, 2)
+            self.emit(depth, f"{p}, {q} = {q}, {p}")
+            self.tags.add("swap")
+        else:
+            p, q = self.rng.sample(self.floats, 2)
+            self.emit(depth, f"{p}, {q} = {q}, {p}")
+            self.tags.add("tuple_swap")
+
+    def matrix_write(self, depth: int) -> None:
+        vec = self.rng.choice(self.vectors)
+        row = f"{self.loop_var} % 4" if self.loop_var else str(self.rng.randrange(4))
+        forms = [
+            (f"m[{row}, {self.rng.randrange(4)}] = {self.scalar(1)}", "matrix_element_write"),
+            (f"m[1:3, :] *= {self.rng.choice(['0.5', '1.2'])}", "matrix_slice_write"),
+            (f"m[:, {self.rng.randrange(4)}] = np.tanh({vec})", "matrix_column_write"),
+            (f"m[{row}] = np.sin({vec})", "matrix_row_write"),
+            ("m = m * 0.9", "matrix_rebind"),
+            (f"m += 0.1 * np.outer({vec}, {vec})", "matrix_inplace"),
+            (f"{self.reduced_vector()} = np.sum(m, axis={self.rng.randrange(2)})", "axis_sum"),
+        ]
+        line, tag = self.rng.choice(forms)
+        self.emit(depth, line)
+        self.tags.add(tag)
+
+    def reduced_vector(self) -> str:
+        name = self.fresh("v")
+        self.lines.insert(self.top_insert, f"    {name} = a.copy()")
+        self.top_insert += 1
+        self.vectors.append(name)
+        return name
+
+    def tuple_pack(self, depth: int) -> None:
+        p, q = self.rng.sample(self.floats, 2)
+        packed = self.fresh("p")
+        self.emit(depth, f"{packed} = ({self.scalar(1)}, {q})")
+        self.emit(depth, f"{p}, {q} = {packed}")
+        self.tags.add("tuple_pack")
+
+    def self_assign(self, depth: int) -> None:
+        name = self.rng.choice(self.floats + self.vectors)
+        self.emit(depth, f"{name} = {name}")
+        self.tags.add("self_assign")
+
+    def result(self) -> str:
+        floats = " + ".join(self.rng.sample(self.floats, min(3, len(self.floats))))
+        vec = self.rng.choice(self.vectors)
+        matrix = " + 0.1 * np.sum(m * m)" if self.rng.random() < 0.5 else ""
+        return f"{floats} + np.sum({vec} * {vec}){matrix}"
+
+
+def generate(seed: int) -> Program:
+    """The program of ``seed`` (deterministic)."""
+    rng = random.Random(seed)
+    writer = _Writer(rng)
+    writer.loop_var = None
+    writer.emit(0, "def f(x0, x1, a, m, n):")
+    writer.top_insert = len(writer.lines)
+    writer.block(1, rng.randint(3, 7))
+    writer.emit(1, f"return {writer.result()}")
+    source = "import math\n\nimport numpy as np\n\n" + HELPERS + "\n\n" + "\n".join(writer.lines)
+    return Program(seed, source + "\n", writer.tags)

@@ -1,0 +1,168 @@
+"""Programs that once gave silently wrong gradients (issue "Never a silent wrong gradient").
+
+Each is a shape the team's corpora missed: an operand of a NumPy product or
+reduction overwritten after it is read, a matrix product rebound in a loop, a
+slice whose length changes with the loop index, a self-assignment, a
+reduction's result changed afterwards, a ``return`` in a branch not taken.
+"""
+
+import math
+
+import numpy as np
+
+
+def dot_then_overwrite(a):
+    t = np.dot(a, a)
+    a[0] = 0.0
+    return t + np.sum(a)
+
+
+def matmul_then_slice_update(a, m):
+    t = np.sum(m @ a)
+    a[:-1] -= 0.5 * a[1:]
+    return t + np.sum(a * a)
+
+
+def outer_then_scale(a, b):
+    t = np.sum(np.outer(a, b) ** 2)
+    a *= 1.5
+    return t + np.sum(a)
+
+
+def reductions_then_overwrite(a):
+    p = np.prod(a)
+    m = np.max(a)
+    n = np.min(a)
+    r = np.linalg.norm(a)
+    u = np.mean(a)
+    a[1] = 2.0
+    return p + m * n + r * u + np.sum(a * a)
+
+
+def rnn(inputs, W):
+    h = np.zeros((4, 3))
+    for t in range(3):
+        h[t + 1] = np.dot(inputs[t], W) + h[t]
+    return np.sum(h[1:])
+
+
+def growing_slices(A):
+    s = 0.0
+    for i in range(A.shape[0]):
+        s += A[i, :i] @ A[i, :i]
+    return s
+
+
+def shrinking_slice_sums(A):
+    s = 0.0
+    for i in range(A.shape[0]):
+        row = A[i, i:] * 2.0
+        s += np.sum(row * row)
+    return s
+
+
+def self_assignment(x0, x1, n0):
+    s = 1.14 * x0
+    t0 = s
+    if s <= -0.7 or float(n0) <= x0:
+        return (math.fabs(x1) + t0) * s
+    s = s
+    return s + 0.5 * t0
+
+
+def max_then_changed(a, x):
+    t0 = np.max(a)
+    t0 += x
+    return t0 * t0
+
+
+def min_then_changed(a, x):
+    t0 = np.min(a)
+    t0 += x
+    return t0 * t0
+
+
+def prod_in_loop(x):
+    s = 0.0
+    for _ in range(3):
+        s += np.prod(x)
+        x = x * 1.1
+    return s
+
+
+def matrix_power(A, w0):
+    w = w0.copy()
+    for _ in range(3):
+        w = A @ w
+    return np.sum(w)
+
+
+def unrolled_descent(A, b, x0):
+    x = x0.copy()
+    for _ in range(4):
+        r = A @ x - b
+        x = x - 0.1 * (A.T @ r)
+    return np.sum(x * x)
+
+
+def return_in_branch_not_taken(x):
+    if x > 100.0:
+        return math.exp(x)
+    return math.exp(2.0 * x)
+
+
+def row_written_after_a_product(a, m):
+    s3 = np.sum(m @ a)
+    m[1] = np.sin(a)
+    return s3 + np.sum(m * m)
+
+
+def overwritten_after_a_rerun_loop(x0, x1, n):
+    # Under recompute/checkpoint the first loop is re-run in the reverse sweep and reads
+    # x0, which the second loop overwrites: it must be given back its entry value.
+    s1 = 0.0
+    for _ in range(n):
+        s1 = x0 / (1.0 + (x0 * x1) ** 2)
+    for _ in range(n):
+        x0 = x1
+    return s1 + x1 + x0
+
+
+def tuple_variables(x, y):
+    s = 0.0
+    for _ in range(3):
+        p = (s + x, y * math.sin(s))
+        s, t = p
+        s = s * 0.5 + t + p[1]
+    return s
+
+
+def array_self_assignment(x0, a):
+    a[1] = x0
+    s = np.sum(np.outer(a, a))
+    a = a  # an array rebound to itself: the in-place update below must still be recorded
+    a *= -0.5
+    return s + np.sum(a * a)
+
+
+RNG = np.random.default_rng(7)
+CASES = [
+    (dot_then_overwrite, (RNG.random(3),), (0,)),
+    (matmul_then_slice_update, (RNG.random(3), RNG.random((2, 3))), (0, 1)),
+    (outer_then_scale, (RNG.random(3), RNG.random(2)), (0, 1)),
+    (reductions_then_overwrite, (np.array([0.7, 1.3, 0.4, 1.1]),), (0,)),
+    (rnn, (RNG.random((3, 2)), RNG.random((2, 3))), (0, 1)),
+    (growing_slices, (np.arange(1.0, 10.0).reshape(3, 3),), (0,)),
+    (shrinking_slice_sums, (RNG.random((4, 4)),), (0,)),
+    (self_assignment, (0.3, 0.4, 2), (0, 1)),
+    (max_then_changed, (np.array([3.0, 1.0, 2.0]), 0.5), (0, 1)),
+    (min_then_changed, (np.array([3.0, 1.0, 2.0]), 0.5), (0, 1)),
+    (prod_in_loop, (RNG.random(3) + 0.5,), (0,)),
+    (matrix_power, (RNG.random((3, 3)), RNG.random(3)), (0, 1)),
+    (unrolled_descent, (RNG.random((3, 3)), RNG.random(3), RNG.random(3)), (0, 1, 2)),
+    (return_in_branch_not_taken, (0.3,), (0,)),
+    (row_written_after_a_product, (RNG.random(3), RNG.random((3, 3))), (0, 1)),
+    (overwritten_after_a_rerun_loop, (0.3, -0.4, 3), (0, 1)),
+    (tuple_variables, (0.3, 0.7), (0, 1)),
+    (array_self_assignment, (0.3, RNG.random(4)), (0, 1)),
+]

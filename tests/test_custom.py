@@ -1,0 +1,94 @@
+"""Custom derivatives: sd.custom_vjp and sd.custom_jvp, in every mode and policy.
+
+Each rule is checked with sd.check_grad (central differences of the primal,
+which the rule must agree with where the function is smooth), compiled and
+as Python, under every policy, called directly, through helpers and in loops.
+"""
+
+import math
+
+import custom_rules as c
+import numpy as np
+import pytest
+
+import sourcediff as sd
+
+POLICIES = ["store", "recompute", sd.Checkpoint(snapshots=2), "auto"]
+A = np.array([[3.0, 0.5, 0.2], [0.1, 2.0, 0.3], [0.4, 0.2, 4.0]])
+B = np.array([1.0, -2.0, 0.5])
+
+
+@pytest.mark.parametrize("jit", [False, True])
+@pytest.mark.parametrize("policy", POLICIES, ids=str)
+def test_a_vjp_rule_through_helpers_and_loops(policy, jit):
+    p = np.array([0.3, 0.4])
+    sd.check_grad(c.norms_in_a_loop, p, 3, policy=policy, jit=jit)
+
+
+def test_the_rule_is_used_where_the_body_would_be_wrong():
+    # The norm's body has a NaN derivative at 0; the rule gives 0.
+    assert np.all(sd.grad(c.norms_in_a_loop)(np.zeros(2), 2) == 0.0)
+    # The straight-through floor passes the derivative through: 3 * x + floor(3 x).
+    assert sd.grad(c.quantized)(0.7) == pytest.approx(3.0 * 0.7 + 2.0)
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_a_linear_solve_whose_adjoint_is_a_solve(jit):
+    sd.check_grad(c.solve_loss, A, B, argnums=(0, 1), jit=jit)
+    x = np.linalg.solve(A, B)
+    gb = sd.grad(c.solve_loss, argnums=1, jit=jit)(A, B)
+    np.testing.assert_allclose(gb, np.linalg.solve(A.T, 2.0 * x), rtol=1e-12)
+
+
+@pytest.mark.parametrize("policy", POLICIES, ids=str)
+def test_an_iterative_solver_with_its_implicit_adjoint(policy):
+    sd.check_grad(c.root_sum, 2.0, 0.7, argnums=(0, 1), policy=policy)
+    da, db = sd.grad(c.root_sum, argnums=(0, 1), policy=policy, jit=False)(2.0, 0.7)
+    assert da == pytest.approx(0.7 / (2 * math.sqrt(2.0)) + 0.7 / (2 * math.sqrt(1.4)))
+    assert db == pytest.approx(math.sqrt(2.0) + 2.0 / (2 * math.sqrt(1.4)))
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_a_jvp_rule_in_forward_and_reverse_mode(jit):
+    value, tangent = sd.jvp(c.uses_softplus, (0.3, 0.5), (1.0, 0.0), jit=jit)
+    dx, _ = sd.grad(c.uses_softplus, argnums=(0, 1), jit=jit)(0.3, 0.5)
+    assert tangent == pytest.approx(dx, rel=1e-12)
+    sd.check_grad(c.uses_softplus, 0.3, 0.5, argnums=(0, 1), jit=jit)
+    v = np.array([0.5, -1.0])
+    _, tangent = sd.jvp(c.scaled_sum, (v,), (np.ones(2),), jit=jit)
+    assert tangent == pytest.approx(4.0)
+
+
+def test_forward_mode_through_a_vjp_only_rule_is_refused():
+    with pytest.raises(sd.SourceDiffError, match="only a custom_vjp rule") as info:
+        sd.jvp(c.norms_in_a_loop, (np.ones(2), 3), (np.ones(2), 0), jit=False)
+    assert "custom_rules.py:31" in str(info.value)
+
+
+def test_reverse_mode_through_a_jvp_rule_with_an_array_argument_is_refused():
+    with pytest.raises(sd.SourceDiffError, match="float arguments only"):
+        sd.grad(c.scaled_sum, jit=False)(np.ones(2))
+
+
+def test_a_rule_not_yet_defined_is_a_clear_error():
+    @sd.custom_vjp
+    def lonely(x):
+        return x * 2.0
+
+    def calls_lonely(x):
+        return lonely(x)
+
+    with pytest.raises(sd.ArgumentError, match="defvjp"):
+        sd.grad(calls_lonely, jit=False)(1.0)
+
+
+def test_the_rule_source_is_part_of_the_cache_key():
+    from sourcediff import pipeline
+
+    key = pipeline.source_key(pipeline.parse(c.quantized))
+    original = c.straight_through_floor.bwd
+    try:
+        c.straight_through_floor.defvjp(c.straight_through_fwd, c.safe_norm_bwd)
+        assert pipeline.source_key(pipeline.parse(c.quantized)) != key
+    finally:
+        c.straight_through_floor.defvjp(c.straight_through_fwd, original)

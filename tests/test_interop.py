@@ -1,0 +1,78 @@
+"""sd.grad, sd.value_and_grad and sd.jit called from the user's own ``@numba.njit`` code."""
+
+import math
+
+import numba
+import numpy as np
+import pytest
+
+import sourcediff as sd
+
+
+def loss(w, b, x):
+    s = 0.0
+    for i in range(x.shape[0]):
+        r = w[0] * x[i] + w[1] * x[i] * x[i] + b - math.sin(x[i])
+        s += r * r
+    return s
+
+
+DF = sd.grad(loss, argnums=(0, 1))
+VALUE_AND_GRAD_W = sd.value_and_grad(loss)
+PRIMAL = sd.jit(loss)
+
+
+@numba.njit
+def descend(w, b, x, steps, lr):
+    for _ in range(steps):
+        gw, gb = DF(w, b, x)
+        w = w - lr * gw
+        b = b - lr * gb
+    return w, b
+
+
+def descend_in_python(w, b, x, steps, lr):
+    for _ in range(steps):
+        gw, gb = DF(w, b, x)
+        w = w - lr * gw
+        b = b - lr * gb
+    return w, b
+
+
+@numba.njit
+def value_and_gradient(w, b, x):
+    return VALUE_AND_GRAD_W(w, b, x)
+
+
+@numba.njit
+def twice_the_loss(w, b, x):
+    return 2.0 * PRIMAL(w, b, x)
+
+
+X = np.linspace(-1.0, 1.0, 20)
+
+
+def test_gradient_descent_written_in_njit_matches_python():
+    w, b = descend(np.zeros(2), 0.0, X, 50, 0.01)
+    w_py, b_py = descend_in_python(np.zeros(2), 0.0, X, 50, 0.01)
+    np.testing.assert_allclose(w, w_py, rtol=1e-12)
+    assert b == pytest.approx(b_py, rel=1e-12)
+    assert loss(w, b, X) < loss(np.zeros(2), 0.0, X)
+
+
+def test_value_and_grad_and_jit_inside_njit():
+    w = np.array([0.3, -0.2])
+    value, gw = value_and_gradient(w, 0.5, X)
+    expected_value, expected_gw = sd.value_and_grad(loss)(w, 0.5, X)
+    assert value == pytest.approx(expected_value, rel=1e-12)
+    np.testing.assert_allclose(gw, expected_gw, rtol=1e-12)
+    assert twice_the_loss(w, 0.5, X) == pytest.approx(2.0 * loss(w, 0.5, X), rel=1e-12)
+
+
+def test_an_int_where_a_float_is_differentiated_is_refused_at_typing():
+    @numba.njit
+    def bad(x):
+        return DF(np.zeros(2), 1, x)
+
+    with pytest.raises(sd.ArgumentError, match="cannot differentiate 'b'"):
+        bad(X)

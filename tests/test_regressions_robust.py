@@ -1,0 +1,157 @@
+"""Regressions: damaged caches, high-rank broadcasting, row writes, run-time tuple indices,
+fancy indexing and writes through row views."""
+
+import importlib.util
+import json
+import os
+import pickle
+import subprocess
+import sys
+import textwrap
+
+import numba
+import numpy as np
+import pytest
+
+import sourcediff as sd
+
+# --- A: a damaged cache entry is rebuilt, never reported ------------------------------------
+
+CACHE_MODEL = textwrap.dedent(
+    """
+    import math
+
+    def cached_model(x, y):
+        s = 0.0
+        for i in range(3):
+            s += math.sin(x * y * i) + x * x
+        return s
+    """
+)
+
+CACHE_SCRIPT = textwrap.dedent(
+    """
+    import json, sys
+    sys.path.insert(0, sys.argv[1])
+    import cache_model
+    import sourcediff as sd
+
+    print(json.dumps(sd.grad(cache_model.cached_model, argnums=(0, 1))(1.5, 2.0)))
+    """
+)
+
+
+def _expected_cache_grad():
+    x, y = 1.5, 2.0
+    dx = sum(np.cos(x * y * i) * y * i + 2 * x for i in range(3))
+    dy = sum(np.cos(x * y * i) * x * i for i in range(3))
+    return [dx, dy]
+
+
+def _in_subprocess(folder, cache) -> list:
+    env = dict(os.environ, SOURCEDIFF_CACHE_DIR=str(cache))
+    out = subprocess.run(
+        [sys.executable, "-c", CACHE_SCRIPT, str(folder)],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def _in_this_process(folder, cache, monkeypatch, name) -> list:
+    monkeypatch.setenv("SOURCEDIFF_CACHE_DIR", str(cache))
+    spec = importlib.util.spec_from_file_location(name, folder / "cache_model.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return list(sd.grad(module.cached_model, argnums=(0, 1))(1.5, 2.0))
+
+
+def _truncate_modules(cache):
+    modules = list(cache.glob("cached_model_*.py"))
+    assert modules
+    for path in modules:
+        text = path.read_text()
+        path.write_text(text[: len(text) // 2])
+
+
+def _garble_numba_files(cache):
+    files = list(cache.rglob("*.nbi")) + list(cache.rglob("*.nbc"))
+    assert files
+    for number, path in enumerate(files):
+        if number % 2:
+            path.write_bytes(b"\x80\x09 not a pickle")  # ValueError: unsupported protocol
+        else:
+            path.write_bytes(pickle.dumps(numba.__version__) + b"garbage")
+
+
+@pytest.mark.parametrize("damage", [_truncate_modules, _garble_numba_files])
+def test_a_damaged_cache_entry_is_rebuilt(tmp_path, monkeypatch, damage):
+    (tmp_path / "cache_model.py").write_text(CACHE_MODEL)
+    cache = tmp_path / "cache"
+    expected = _expected_cache_grad()
+    np.testing.assert_allclose(_in_subprocess(tmp_path, cache), expected)
+    damage(cache)
+    here = _in_this_process(tmp_path, cache, monkeypatch, f"cache_model_{damage.__name__}")
+    np.testing.assert_allclose(here, expected)
+    damage(cache)
+    np.testing.assert_allclose(_in_subprocess(tmp_path, cache), expected)
+    np.testing.assert_allclose(_in_subprocess(tmp_path, cache), expected)
+
+
+def test_a_module_writes_leave_no_temporary_files(tmp_path, monkeypatch):
+    (tmp_path / "cache_model.py").write_text(CACHE_MODEL)
+    cache = tmp_path / "cache"
+    _in_subprocess(tmp_path, cache)
+    assert not list(cache.glob("*.tmp")) and not list(cache.glob(".*"))
+
+
+# --- B: broadcasting arithmetic on arrays of rank 3 and more ------------------------------
+
+
+def times_summed(a, w):
+    return np.sum(a * w)
+
+
+def sine_broadcast(a, w):
+    return np.sum(np.sin(a + w) * a)
+
+
+RANK_CASES = [
+    ((2, 3, 4), (2, 3, 4)),
+    ((2, 3, 4), (4,)),
+    ((2, 3, 4), (3, 4)),
+    ((2, 3, 4), ()),
+    ((2, 3, 4, 2), (2, 3, 4, 2)),
+    ((2, 3, 4), (1, 3, 1)),
+    ((2, 1, 4), (3, 1)),
+    ((4,), (2, 3, 4)),
+]
+
+
+# Numba compiles are slow at rank 3-4: every case runs as Python, three compiled.
+BROADCASTS = [(a, w, False) for a, w in RANK_CASES] + [(a, w, True) for a, w in RANK_CASES[:3]]
+
+
+@pytest.mark.parametrize(("a_shape", "w_shape", "jit"), BROADCASTS)
+def test_b_high_rank_broadcasting(a_shape, w_shape, jit):
+    rng = np.random.default_rng(3)
+    a = rng.normal(size=a_shape)
+    w = rng.normal(size=w_shape) if w_shape else 0.7
+    sd.check_grad(times_summed, a, w, argnums=(0, 1), jit=jit)
+    sd.check_grad(sine_broadcast, a, w, argnums=(0, 1), jit=jit)
+
+
+def test_b_sum_to_any_rank_in_numba():
+    from sourcediff.runtime import sum_to
+
+    @numba.njit
+    def compiled_sum_to(g, like):
+        return sum_to(g, like)
+
+    rng = np.random.default_rng(4)
+    g = rng.normal(size=(4, 3, 2)).transpose()  # not contiguous
+    for like_shape in [(2, 3, 4), (1, 3, 1), (3, 1), (4,), (2, 1, 1, 4)]:
+        like = np.zeros(like_shape)
+        np.testing.assert_allclose(compiled_sum_to(g, like), sum_to(g, like))

@@ -1,0 +1,55 @@
+"""Types without example values: ``adjoint_source``/``tangent_source`` and the CLI take a
+Numba signature string."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import sourcediff as sd
+
+
+def mlp(w1, b1, w2, x, y):
+    h = np.tanh(w1 @ x + b1)
+    d = w2 @ h - y
+    return np.sum(d * d)
+
+
+SIGNATURE = "float64[:, :], float64[:], float64[:, :], float64[:], float64[:]"
+
+
+def test_adjoint_and_tangent_source_from_a_signature():
+    source = sd.adjoint_source(mlp, argnums=(0, 1, 2), signature=SIGNATURE)
+    assert "w1: array(float64, 2d, C)" in source and "def mlp_vjp(" in source
+    tangent = sd.tangent_source(mlp, argnums=0, signature="float32[:, :], " + SIGNATURE[14:])
+    assert "w1: array(float32, 2d, C)" in tangent and "def mlp_jvp(" in tangent
+
+
+def test_a_fortran_signature_specializes_on_fortran_arrays():
+    source = sd.adjoint_source(mlp, signature="float64[::1, :], " + SIGNATURE[14:])
+    assert "w1: array(float64, 2d, F)" in source
+
+
+@pytest.mark.parametrize(
+    ("signature", "message"),
+    [("float64, int64", "gives 2 types for the 5 parameters"), ("floot64", "not a Numba")],
+)
+def test_a_bad_signature_is_refused_with_the_function_line(signature, message):
+    with pytest.raises(sd.ArgumentError, match=message) as info:
+        sd.adjoint_source(mlp, signature=signature)
+    assert "test_signatures.py:14" in str(info.value)
+
+
+def test_cli_show_takes_a_signature():
+    root = Path(__file__).resolve().parents[1]
+    result = subprocess.run(
+        [sys.executable, "-m", "sourcediff", "show", "examples/heat.py:simulate"]
+        + ["--wrt", "u0", "--signature", "float64[:], float64, int64"],
+        capture_output=True,
+        text=True,
+        cwd=root,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "u0: array(float64, 1d, C)" in result.stdout
