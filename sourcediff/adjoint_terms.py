@@ -27,10 +27,11 @@ be recorded for such a read.
 from __future__ import annotations
 
 import ast
+import copy
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from . import ir, rules
+from . import fancy, ir, rules
 from .errors import SourceDiffError
 from .transform.tape import is_region, readable
 
@@ -40,11 +41,20 @@ MODULES = {"math", "np"}
 
 @dataclass(frozen=True)
 class Term:
-    """One contribution of a statement's adjoint: ``bar(name)[index] += expr``."""
+    """One contribution of a statement's adjoint: ``bar(name)[index] += expr``.
+
+    With ``over`` (an integer index array) the contribution is made once per
+    ``k`` in ``range(len(over))``, ``expr`` and ``index`` using the counter
+    ``@k`` (backwards when ``backwards``), and ``zero``, an adjoint element, is
+    zeroed after each (see :mod:`sourcediff.fancy`).
+    """
 
     name: str
     expr: ast.expr
     index: ast.expr | None = None
+    over: str | None = None
+    backwards: bool = False
+    zero: ast.expr | None = None
 
 
 @dataclass
@@ -75,6 +85,7 @@ def adjoint_terms(stmt: ast.Assign, active, types, bar: Callable[[str], str]) ->
     """
     if ir.is_permutation(stmt) or ir.target_name(stmt) not in active:
         return []
+    _refuse_unsupported_index(stmt, types)
     if ir.is_element_write(stmt):
         terms = _element_write_terms(stmt, types, bar)
     else:
@@ -86,16 +97,65 @@ def adjoint_terms(stmt: ast.Assign, active, types, bar: Callable[[str], str]) ->
     return terms
 
 
+def _refuse_unsupported_index(stmt: ast.Assign, types) -> None:
+    for node in (stmt.targets[0], stmt.value):
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name):
+            reason = fancy.unsupported(node, types)
+            if reason:
+                raise SourceDiffError(
+                    f"'{ast.unparse(node)}': {reason}", *getattr(stmt, "origin", ("", 0))
+                )
+
+
 def _element_write_terms(stmt: ast.Assign, types, bar) -> list[Term]:
     """``a[i] = v``: ``v_bar += a_bar[i]`` (summed back to ``v``'s shape for regions)."""
     element = stmt.targets[0]
     value = stmt.value
     if not isinstance(value, ast.Name):
         return []
+    split = fancy.split_fancy(element, types)
+    if split is not None:
+        return _scatter_terms(stmt, value.id, split, types, bar)
     bar_element = readable(ast.Subscript(_name(bar(element.value.id)), element.slice, ast.Load()))
     if is_region(element):
         bar_element = reduce_broadcast(bar_element, value.id, types)
     return [Term(value.id, bar_element)]
+
+
+def _scatter_terms(stmt, value: str, split, types, bar) -> list[Term]:
+    """``u[idx] = v``: backwards over ``k``, ``v_bar += u_bar[idx[k]]``, then zero it."""
+    element, origin = stmt.targets[0], getattr(stmt, "origin", ("", 0))
+    source = ast.Subscript(_name(bar(element.value.id)), split.bar_index, ast.Load())
+    region = is_region(source)
+    value_type = types[value]
+    loop = {"over": split.array_index, "backwards": True, "zero": copy.deepcopy(source)}
+    if value_type.kind != "array":
+        expr = reduce_broadcast(source, value, types) if region else source
+        return [Term(value, expr, **loop)]
+    if value_type.ndim == split.result_ndim:
+        return [Term(value, source, _clamped(split.result_index, value), **loop)]
+    if value_type.ndim == split.result_ndim - 1 and _gathered_axis_first(split):
+        return [Term(value, reduce_broadcast(source, value, types), **loop)]
+    raise SourceDiffError(
+        f"'{ast.unparse(element)} = {value}' broadcasts '{value}' in a way sourcediff "
+        "cannot differentiate; give it the shape of the selection",
+        *origin,
+    )
+
+
+def _clamped(result_index: ast.expr, value: str) -> ast.expr:
+    """``result_index`` with ``@k`` as ``min(@k, value.shape[axis] - 1)``: a value of
+    length 1 along the gathered axis is broadcast to every ``k``."""
+    parts = fancy.parts_of(copy.deepcopy(result_index))
+    axis = next(p for p, part in enumerate(parts) if isinstance(part, ast.Name))
+    parts[axis] = ast.parse(f"min(k, {value}.shape[{axis}] - 1)", mode="eval").body
+    parts[axis].args[0] = ast.Name(fancy.COUNTER, ast.Load())
+    return parts[0] if len(parts) == 1 else ast.Tuple(parts, ast.Load())
+
+
+def _gathered_axis_first(split) -> bool:
+    first = fancy.parts_of(split.result_index)[0]
+    return isinstance(first, ast.Name)
 
 
 def _assignment_terms(stmt: ast.Assign, types, bar) -> list[Term]:
@@ -105,7 +165,11 @@ def _assignment_terms(stmt: ast.Assign, types, bar) -> list[Term]:
     if isinstance(value, ast.Name):
         return [] if value.id == target else [Term(value.id, out_bar)]
     if ir.is_element_read(value):
-        return [Term(value.value.id, out_bar, value.slice)]
+        split = fancy.split_fancy(value, types)
+        if split is None:
+            return [Term(value.value.id, out_bar, value.slice)]
+        gathered = ast.Subscript(out_bar, split.result_index, ast.Load())
+        return [Term(value.value.id, gathered, split.bar_index, over=split.array_index)]
     return _rule_terms(stmt, out_bar, types)
 
 
@@ -161,6 +225,8 @@ def adjoint_reads(stmt: ast.Assign, active, types) -> Reads:
         reads.values |= ir.index_names(stmt.targets[0])
     for term in adjoint_terms(stmt, active, types, _placeholder_bar):
         reads = reads | expression_reads(term.expr)
+        if term.over is not None:
+            reads.values.add(term.over)
         if term.index is not None:
             reads = reads | expression_reads(term.index)
     return reads

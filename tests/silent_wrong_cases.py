@@ -3,7 +3,8 @@
 Each is a shape the team's corpora missed: an operand of a NumPy product or
 reduction overwritten after it is read, a matrix product rebound in a loop, a
 slice whose length changes with the loop index, a self-assignment, a
-reduction's result changed afterwards, a ``return`` in a branch not taken.
+reduction's result changed afterwards, a ``return`` in a branch not taken,
+integer-array indexing with a repeated index.
 """
 
 import math
@@ -145,6 +146,45 @@ def array_self_assignment(x0, a):
     return s + np.sum(a * a)
 
 
+def gather_repeated(x, idx):
+    return np.sum(x[idx] ** 2)
+
+
+def scatter_repeated(u, w, idx):
+    u[idx] += w  # NumPy: with idx repeating an index, the last write wins
+    return np.sum(u * u)
+
+
+def gather_scatter_rows(A, idx, c):
+    s = 0.0
+    for _ in range(2):
+        rows = A[idx]
+        A[idx] = rows * c + 0.1
+        s += np.sum(A[:, idx] * A[:, idx])
+    A[idx, 1:] = c
+    return s + np.sum(np.sin(A))
+
+
+# Refused with the line rather than differentiated wrongly: an int-indexed row is a view
+# (the write would be lost), a tuple has no run-time index, Numba gathers with 1-D arrays.
+
+
+def writes_through_row_view(A, w):
+    B = A.copy()
+    row = B[1]
+    row *= w
+    return np.sum(B)
+
+
+def indexes_tuple_at_run_time(a, b, i):
+    x = a, b
+    return x[i]
+
+
+def gathers_with_2d_index(x, idx):
+    return np.sum(x[idx])
+
+
 RNG = np.random.default_rng(7)
 CASES = [
     (dot_then_overwrite, (RNG.random(3),), (0,)),
@@ -165,4 +205,13 @@ CASES = [
     (overwritten_after_a_rerun_loop, (0.3, -0.4, 3), (0, 1)),
     (tuple_variables, (0.3, 0.7), (0, 1)),
     (array_self_assignment, (0.3, RNG.random(4)), (0, 1)),
+    (gather_repeated, (RNG.random(3), np.array([0, 1, 1])), (0,)),
+    (scatter_repeated, (RNG.random(3), RNG.random(3), np.array([0, 1, 1])), (0, 1)),
+    (gather_scatter_rows, (RNG.random((3, 3)), np.array([2, 0, 2]), 0.7), (0, 2)),
+]
+
+REFUSED = [
+    (writes_through_row_view, (np.ones((2, 3)), 0.5), "row *= w", "shares its memory"),
+    (indexes_tuple_at_run_time, (1.5, 2.5, 1), "return x[i]", "constant index"),
+    (gathers_with_2d_index, (np.ones(3), np.zeros((2, 2), np.int64)), "x[idx]", "1-D"),
 ]

@@ -6,11 +6,14 @@ is compared with the forward sweep's), under all four policies, and compiled
 under the default policy. Closed forms pin down the two simplest.
 """
 
+import inspect
+
 import numpy as np
 import pytest
-from silent_wrong_cases import CASES, dot_then_overwrite, growing_slices
+from silent_wrong_cases import CASES, REFUSED, dot_then_overwrite, growing_slices
 
 import sourcediff as sd
+from sourcediff import compile as compile_stage
 
 POLICIES = ["store", "recompute", sd.Checkpoint(snapshots=2), "auto"]
 IDS = [case[0].__name__ for case in CASES]
@@ -40,3 +43,18 @@ def test_closed_forms():
     # s = sum_i |A[i, :i]|^2: d/dA = 2A strictly below the diagonal.
     expected = np.tril(2.0 * A, -1)
     assert np.allclose(sd.grad(growing_slices)(A), expected)
+
+
+@pytest.mark.parametrize(("func", "args", "line", "keyword"), REFUSED, ids=lambda c: str(c)[:20])
+def test_refused_with_the_line_before_compiling(func, args, line, keyword, monkeypatch):
+    def forbidden(*args, **kwargs):
+        raise AssertionError("compiled a refused function")
+
+    for name in ["write_module", "import_module", "compiled"]:
+        monkeypatch.setattr(compile_stage, name, forbidden)
+    lines, first = inspect.getsourcelines(func)
+    number = first + next(k for k, text in enumerate(lines) if line in text)
+    with pytest.raises(sd.SourceDiffError) as info:
+        sd.grad(func, argnums=0)(*args)
+    head = str(info.value).splitlines()[0]
+    assert head.startswith(f"silent_wrong_cases.py:{number}:") and keyword in head

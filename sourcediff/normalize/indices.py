@@ -37,7 +37,11 @@ def _is_ellipsis(part: ast.expr) -> bool:
 
 
 def _is_fancy(part: ast.expr, types) -> bool:
-    """An index that is an array (gather/scatter) or a new axis keeps its own meaning."""
+    """A new axis, or an index array that is not 1-D integers, consumes other than one
+    axis: such subscripts keep their own meaning. (``A[idx]`` is ``A[idx, :]``.)"""
     if isinstance(part, ast.Constant) and part.value is None:
         return True
-    return isinstance(part, ast.Name) and types[part.id].kind == "array"
+    if not isinstance(part, ast.Name) or types[part.id].kind != "array":
+        return False
+    index = types[part.id]
+    return index.ndim != 1 or not index.dtype.startswith(("int", "uint"))

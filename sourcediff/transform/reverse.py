@@ -23,7 +23,7 @@ import ast
 import copy
 from dataclasses import dataclass
 
-from .. import ir
+from .. import fancy, ir
 from ..adjoint_terms import adjoint_reads, adjoint_terms
 from ..analysis.liveness import iteration_state
 from ..analysis.recompute import names_read
@@ -149,7 +149,7 @@ class ReverseBuilder:
         for term in terms:
             if term.name in self.rec.reshaped:
                 out.append(self.fit_shape(term.name))
-            out.append(self.accumulate(term.name, simplify(term.expr), term.index))
+            out.append(self.contribution(term))
         if ir.is_element_write(stmt):
             element = stmt.targets[0]
             zero = ast.Subscript(_name(self.bar(element.value.id)), element.slice, ast.Store())
@@ -157,6 +157,19 @@ class ReverseBuilder:
         elif ir.target_name(stmt) not in self.assigned_adjoints:
             out.append(self.reset(ir.target_name(stmt)))
         return out
+
+    def contribution(self, term) -> ast.stmt:
+        """``name_bar[index] += expr``; once per ``k`` for an integer-array index."""
+        accumulate = self.accumulate(term.name, simplify(term.expr), term.index)
+        if term.over is None:
+            return accumulate
+        body = [accumulate]
+        if term.zero is not None:
+            zero = ast.Subscript(term.zero.value, term.zero.slice, ast.Store())
+            body.append(ast.Assign([zero], ast.Constant(0.0)))
+        counter = self.namer.fresh("k")
+        loop = fancy.counted_loop(counter, term.over, term.backwards, body)
+        return fancy.rename_counter(loop, counter)
 
     def fit_shape(self, name: str) -> ast.stmt:
         """Give the adjoint of an array whose shape changes between iterations the shape of

@@ -64,6 +64,7 @@ def heat(u0, alpha, steps):
 
 def heat_vjp(u0, alpha, steps, heat_bar):
     # forward sweep
+    n_i = 0
     t10 = 0.0
     t10_tape = np.empty(0, np.float64)
     t10_top = 0
@@ -263,6 +264,7 @@ def heat_vjp(u0, alpha, steps, heat_bar):
 def heat_record_bytes(u0, alpha, steps):
     recorded_bytes = 0
     peak_bytes = 0
+    n_i = 0
     t10 = 0.0
     u = np.empty((0,), np.float64)
     v = np.empty((0,), np.float64)
