@@ -25,8 +25,7 @@ from .dispatch import (
 )
 from .drivers import (
     SecondOrder,
-    jacobian_by_tangents,
-    jacobian_of_output,
+    jacobian_blocks,
     seed_like,
     tangent_like,
 )
@@ -139,12 +138,8 @@ def jacobian(func, argnums=0, mode="auto", *, policy="auto", jit=True):
         outputs = outputs_of(value)
         n_in = sum(int(np.size(args[k])) for k in transformed.argnums)
         n_out = sum(int(np.size(o)) for o in outputs)
-        if mode == "forward" or (mode == "auto" and n_in < n_out):
-            per_output = jacobian_by_tangents(transformed, args, outputs)
-        else:
-            per_output = [
-                jacobian_of_output(transformed, args, outputs, k) for k in range(len(outputs))
-            ]
+        forward = mode == "forward" or (mode == "auto" and n_in < n_out)
+        per_output = jacobian_blocks(transformed, args, outputs, forward)
         rows = [r[0] if transformed.single else r for r in per_output]
         return tuple(rows) if isinstance(value, tuple) else rows[0]
 

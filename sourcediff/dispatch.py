@@ -149,13 +149,17 @@ class Specializer:
         try:
             return adjoint(*args)
         except numba.core.errors.NumbaError as exc:
-            raise SourceDiffError(
-                f"internal error while differentiating '{self.parsed.name}' (During: compile): "
-                f"Numba could not compile the generated derivative: {_brief(exc)}. "
-                "Please report this with the function's source; jit=False runs it as Python",
-                self.parsed.filename,
-                self.parsed.node.lineno,
-            ) from exc
+            raise self.internal_error(exc) from exc
+
+    def internal_error(self, exc: Exception) -> SourceDiffError:
+        """Numba failing on generated code, reported as ours, naming the user's function."""
+        return SourceDiffError(
+            f"internal error while differentiating '{self.parsed.name}' (During: compile): "
+            f"Numba could not compile the generated derivative: {_brief(exc)}. "
+            "Please report this with the function's source; jit=False runs it as Python",
+            self.parsed.filename,
+            self.parsed.node.lineno,
+        )
 
     def primal(self, args: tuple):
         """The function itself at ``args`` (compiled unless ``jit=False``), parsed only once."""

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 
-from . import pipeline
+from . import batch, pipeline
 from .dispatch import Specializer, copies, tangent_function
 from .errors import ArgumentError
 
@@ -30,6 +31,27 @@ def tangent_like(tangent, primal):
             )
         return tangent
     return float(tangent)
+
+
+def jacobian_blocks(transformed: Specializer, args: tuple, outputs: tuple, forward: bool):
+    """Per output, the Jacobian blocks with respect to each of ``argnums``: every direction
+    swept in one compiled call (:mod:`sourcediff.batch`) when the values are float64, else
+    one call per direction."""
+    argnums = transformed.argnums
+    if not batch.batchable(args, argnums, outputs):
+        if forward:
+            return jacobian_by_tangents(transformed, args, outputs)
+        return [jacobian_of_output(transformed, args, outputs, k) for k in range(len(outputs))]
+    if forward:
+        _, derivative = tangent_function(transformed, args)
+        sweep = batch.forward_jacobian
+    else:
+        _, derivative = transformed.adjoint(args)
+        sweep = batch.reverse_jacobian
+    try:
+        return sweep(derivative, args, argnums, outputs, transformed.jit)
+    except numba.core.errors.NumbaError as exc:
+        raise transformed.internal_error(exc) from exc
 
 
 def jacobian_by_tangents(transformed: Specializer, args: tuple, outputs: tuple):

@@ -52,7 +52,8 @@ def _counter() -> ast.Name:
     return ast.Name(COUNTER, ast.Load())
 
 
-def _is_int_array(part: ast.expr, types) -> bool:
+def is_int_array(part: ast.expr, types) -> bool:
+    """Whether the index part ``part`` is an integer array."""
     if not isinstance(part, ast.Name):
         return False
     kind = types[part.id]
@@ -61,7 +62,7 @@ def _is_int_array(part: ast.expr, types) -> bool:
 
 def unsupported(element: ast.Subscript, types) -> str | None:
     """Why an integer-array subscript cannot be differentiated, or ``None``."""
-    arrays = [p for p in parts_of(element.slice) if _is_int_array(p, types)]
+    arrays = [p for p in parts_of(element.slice) if is_int_array(p, types)]
     if len(arrays) > 1:
         return "index with one integer array at a time (Numba allows one advanced index)"
     if arrays and types[arrays[0].id].ndim != 1:
@@ -77,7 +78,7 @@ def split_fancy(element: ast.Subscript, types) -> FancySplit | None:
     they are adjacent and puts it first otherwise.
     """
     parts = parts_of(element.slice)
-    arrays = [p for p, part in enumerate(parts) if _is_int_array(part, types)]
+    arrays = [p for p, part in enumerate(parts) if is_int_array(part, types)]
     if not arrays:
         return None
     position = arrays[0]
@@ -104,7 +105,7 @@ def _tuple(parts: list[ast.expr]) -> ast.expr:
 
 def has_int_array_index(element: ast.Subscript, types) -> bool:
     """Whether ``element`` indexes with an integer array (a gather or a scatter)."""
-    return any(_is_int_array(part, types) for part in parts_of(element.slice))
+    return any(is_int_array(part, types) for part in parts_of(element.slice))
 
 
 def counted_loop(counter: str, index_array: str, backwards: bool, body: list[ast.stmt]):

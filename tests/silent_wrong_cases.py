@@ -165,6 +165,22 @@ def gather_scatter_rows(A, idx, c):
     return s + np.sum(np.sin(A))
 
 
+def scatter_overwrites_what_is_read(u, idx, c):
+    s = 0.0
+    for _ in range(3):
+        s += np.sum(np.sin(u))
+        u[idx] = u[idx] * c
+    return s
+
+
+def regions_of_two_ranks(x0, a, m):
+    for _ in range(2):
+        m += 0.1 * np.outer(a, a) * x0
+    for _ in range(2):
+        m[:, 1] = np.tanh(a)
+    return np.sum(m * m)
+
+
 # Refused with the line rather than differentiated wrongly: an int-indexed row is a view
 # (the write would be lost), a tuple has no run-time index, Numba gathers with 1-D arrays.
 
@@ -207,6 +223,8 @@ CASES = [
     (array_self_assignment, (0.3, RNG.random(4)), (0, 1)),
     (gather_repeated, (RNG.random(3), np.array([0, 1, 1])), (0,)),
     (scatter_repeated, (RNG.random(3), RNG.random(3), np.array([0, 1, 1])), (0, 1)),
+    (scatter_overwrites_what_is_read, (RNG.random(4), np.array([3, 0, 3]), 0.9), (0, 2)),
+    (regions_of_two_ranks, (0.3, RNG.random(3), RNG.random((3, 3))), (0, 1, 2)),
     (gather_scatter_rows, (RNG.random((3, 3)), np.array([2, 0, 2]), 0.7), (0, 2)),
 ]
 

@@ -15,6 +15,7 @@ import ast
 from dataclasses import dataclass, field
 
 from ..analysis.types import TypeTable
+from ..fancy import has_int_array_index, is_int_array
 from ..naming import Namer
 
 NUMPY_DTYPES = {
@@ -64,7 +65,7 @@ class Tapes:
         value = ast.unparse(element) if element is not None else var
         if loops and element is None and self.types[var].kind == "array":
             return self._save_reference(var)
-        if element is not None and is_region(element):
+        if element is not None and (is_region(element) or has_int_array_index(element, self.types)):
             return self._save_region(var, element, loops)
         if not loops:
             slot = self.namer.fresh(f"{var}_prev")
@@ -88,10 +89,12 @@ class Tapes:
             slot = self.namer.fresh(f"{var}_prev")
             self.local_slots.add(slot)
             return [_parse(f"{slot} = {copy}")], [_parse(f"{region} = {slot}")]
-        key = f"{var}[]"
+        # One list per region rank: m[:, 1] and m[...] are saved in different lists.
+        item = region_type(self.types[var], element, self.types)
+        key = f"{var}[{item.ndim}]"
         if key not in self.reference_lists:
             self.reference_lists[key] = self.namer.fresh(f"{var}_regions")
-            self.region_types[key] = region_type(self.types[var], element)
+            self.region_types[key] = item
         refs = self.reference_lists[key]
         self.loop_saved.discard(var)
         return [_parse(f"{refs}.append({copy})")], [_parse(f"{region} = {refs}.pop()")]
@@ -232,15 +235,17 @@ def readable(element: ast.Subscript) -> ast.expr:
     return element
 
 
-def region_type(array_type, element: ast.Subscript):
-    """The type of a C-contiguous copy of the region ``element`` selects."""
+def region_type(array_type, element: ast.Subscript, types):
+    """The type of a C-contiguous copy of the region ``element`` selects (an integer index
+    array keeps its axis)."""
     from ..analysis.types import VarType
 
     parts = element.slice.elts if isinstance(element.slice, ast.Tuple) else [element.slice]
     if any(isinstance(p, ast.Constant) and p.value is Ellipsis for p in parts):
         ndim = array_type.ndim
     else:
-        ndim = array_type.ndim - sum(1 for p in parts if not isinstance(p, ast.Slice))
+        dropped = [p for p in parts if not isinstance(p, ast.Slice)]
+        ndim = array_type.ndim - sum(1 for p in dropped if not is_int_array(p, types))
     return VarType("array", array_type.dtype, ndim, "C")
 
 
