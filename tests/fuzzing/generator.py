@@ -56,6 +56,8 @@ REDUCTIONS = [
     ("np.sum(np.outer({a}, {b}))", "outer"),
     ("np.sum(m @ {a})", "matvec"),
 ]
+# Integer index arrays with repeated indices: gathers accumulate, scatters' last write wins.
+INDEX_ARRAYS = ["np.arange(4) // 2", "3 - np.arange(4)", "(np.arange(4) * 2) % 3"]
 
 
 @dataclass
@@ -110,6 +112,9 @@ class _Writer:
             return f"{vec} * {self.scalar(1)}"
         if r < 0.8:
             return f"np.tanh({vec} + {self.rng.choice(self.vectors)})"
+        if r < 0.9:
+            self.tags.add("gather")
+            return f"{vec}[{self.rng.choice(INDEX_ARRAYS)}] * 1.5"
         return f"m @ {vec}"
 
     # -- statements -----------------------------------------------------------
@@ -195,9 +200,13 @@ class _Writer:
             op = self.rng.choice(["=", "+=", "-="])
             self.emit(depth, f"{vec}[{target}] {op} 0.5 * {vec}[{source}]")
             self.tags.add("slice_write")
-        elif r < 0.8:
+        elif r < 0.7:
             self.emit(depth, f"{vec} *= {self.rng.choice(['0.9', '1.1', '-0.5'])}")
             self.tags.add("whole_array_inplace")
+        elif r < 0.8:
+            index = self.rng.choice(INDEX_ARRAYS)
+            self.emit(depth, f"{vec}[{index}] += 0.5 * np.sin({self.rng.choice(self.vectors)})")
+            self.tags.add("scatter")
         else:
             self.emit(depth, f"{vec} += np.sin({self.rng.choice(self.vectors)})")
             self.tags.add("whole_array_inplace")
@@ -287,6 +296,7 @@ class _Writer:
             (f"m[:, {self.rng.randrange(4)}] = np.tanh({vec})", "matrix_column_write"),
             (f"m[{row}] = np.sin({vec})", "matrix_row_write"),
             ("m = m * 0.9", "matrix_rebind"),
+            (f"m[{self.rng.choice(INDEX_ARRAYS)}] *= 0.9", "matrix_row_scatter"),
             (f"m += 0.1 * np.outer({vec}, {vec})", "matrix_inplace"),
             (f"{self.reduced_vector()} = np.sum(m, axis={self.rng.randrange(2)})", "axis_sum"),
         ]
