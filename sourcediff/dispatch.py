@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import inspect
 import re
+import time
 
 import numba
 import numpy as np
@@ -146,10 +147,15 @@ class Specializer:
     def call(self, adjoint, args: tuple):
         """Run a generated derivative; Numba failing to compile it is our error, not the
         user's, and is reported as such, naming the user's function."""
+        first = getattr(adjoint, "signatures", None) == []
+        start = time.perf_counter()
         try:
-            return adjoint(*args)
+            result = adjoint(*args)
         except numba.core.errors.NumbaError as exc:
             raise self.internal_error(exc) from exc
+        if first:  # Numba compiled (or loaded from its disk cache) on this call
+            pipeline.report_time("compile", self.parsed.name, time.perf_counter() - start)
+        return result
 
     def internal_error(self, exc: Exception) -> SourceDiffError:
         """Numba failing on generated code, reported as ours, naming the user's function."""
@@ -166,12 +172,12 @@ class Specializer:
         if self.compiled_primal is None:
             built = pipeline.build_primal_module(self.parsed)
             self.compiled_primal = pipeline.load(built, built.primal, self.jit)
-        return self.compiled_primal(*args)
+        return self.call(self.compiled_primal, args)
 
     def record_bytes(self, built, args: tuple) -> int:
         """What the derivative in ``built`` records for ``args`` (its counting function)."""
         counting = pipeline.load(built, built.record_bytes, self.jit)
-        return int(counting(*copies(args)))
+        return int(self.call(counting, copies(args)))
 
     def run_vjp(self, args: tuple, seeds: tuple):
         built, adjoint = self.adjoint(args)

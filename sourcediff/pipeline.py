@@ -1,10 +1,12 @@
-"""The ordered stages, top to bottom: parse, normalize, analyze, transform, codegen, compile.
+"""The ordered stages, top to bottom: :data:`STAGES`.
 
-Each stage is a function of plain ASTs and small dataclasses. Setting
-``SOURCEDIFF_DUMP=normalize,reverse`` (any of parse, normalize, types,
-activity, reverse, codegen) prints a stage's output to stderr. An unexpected
-failure inside a stage is re-raised as a SourceDiffError that names the stage
-and the user's function, so it never surfaces as a bare crash.
+Each stage is a function of plain ASTs and small dataclasses; reverse and
+forward mode share every stage but the transform. Setting
+``SOURCEDIFF_DUMP=normalize,reverse`` (any stage name) prints a stage's output
+to stderr; ``SOURCEDIFF_TIMING=1`` prints each stage's seconds, Numba's
+compile (or on-disk cache load) and first run included. An unexpected failure
+inside a stage is re-raised as a SourceDiffError that names the stage and the
+user's function, so it never surfaces as a bare crash.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import ast
 import contextlib
 import os
 import sys
+import time
 from dataclasses import dataclass, field
 
 from . import compile as compile_stage
@@ -33,6 +36,18 @@ from .plan import AutoPlan, has_time_loop, make_plan
 from .policy import loop_mode
 from .transform.forward import build_tangent
 from .transform.reverse import AdjointSpec, build_adjoint
+
+STAGES = (
+    "parse",  # the function and its call tree (parse.py, fence.py)
+    "normalize",  # three-address form, helpers inlined, exits made explicit (normalize/)
+    "types",  # Numba's type inference on the normalized primal (analysis/types.py)
+    "activity",  # which variables carry derivatives (analysis/activity.py)
+    "plan",  # per outermost loop: store, recompute or checkpoint(k) (plan.py)
+    "recording",  # what the reverse sweep reads, what must be recorded (analysis/recording.py)
+    "reverse",  # or "forward": the derivative functions (transform/)
+    "codegen",  # one module of Python source, written to the cache (codegen.py, compile.py)
+    "compile",  # Numba's compile, or its on-disk cache, on the first call (compile.py)
+)
 
 # The one piece of global mutable state: compiled functions by cache file and name.
 _COMPILED: dict[tuple[str, str, bool], object] = {}
@@ -70,9 +85,17 @@ def _dump(stage: str, text: str) -> None:
         print(f"--- sourcediff {stage} ---\n{text}", file=sys.stderr)
 
 
+def report_time(name: str, fn_name: str, seconds: float) -> None:
+    """With ``SOURCEDIFF_TIMING=1``, one line per stage run: function, stage, seconds."""
+    if os.environ.get("SOURCEDIFF_TIMING", "") not in ("", "0"):
+        print(f"sourcediff timing: {fn_name}: {name} {seconds:.3f} s", file=sys.stderr)
+
+
 @contextlib.contextmanager
 def stage(name: str, fn_name: str):
-    """Wrap unexpected errors of stage ``name`` so they name the stage and function."""
+    """Time stage ``name``, and wrap its unexpected errors so they name the stage and the
+    user's function."""
+    start = time.perf_counter()
     try:
         yield
     except SourceDiffError:
@@ -82,6 +105,8 @@ def stage(name: str, fn_name: str):
             f"internal error while differentiating '{fn_name}' (During: {name}): "
             f"{type(exc).__name__}: {exc}. Please report this with the function's source."
         ) from exc
+    finally:
+        report_time(name, fn_name, time.perf_counter() - start)
 
 
 def parse(func) -> ParsedFunction:
@@ -165,10 +190,11 @@ def _build_adjoint_module(parsed: ParsedFunction, request: Request) -> Built:
         _dump("reverse", texts[1])
         meta = {"outputs": outputs, "result": types.result.kind}
         meta["time_loops"] = int(has_time_loop(nf.node, types))
-        header = _header(parsed, request, wrt, types, meta)
-        text = module_source(header, nf.constants, texts)
+        with stage("codegen", parsed.name):
+            header = _header(parsed, request, wrt, types, meta)
+            text = module_source(header, nf.constants, texts)
+            compile_stage.write_module(path, text)
         _dump("codegen", text)
-        compile_stage.write_module(path, text)
         STATS["transforms"] += 1
     meta = _cached_meta(path)
     return Built(
@@ -245,8 +271,10 @@ def _build_tangent_module(parsed: ParsedFunction, request: Request) -> Built:
         f"Argument types: {signature}.\n"
         f"sourcediff-meta: outputs={outputs} result={types.result.kind}"
     )
-    text = module_source(header, nf.constants, [primal_text, tangent_text])
-    compile_stage.write_module(path, text)
+    with stage("codegen", parsed.name):
+        text = module_source(header, nf.constants, [primal_text, tangent_text])
+        compile_stage.write_module(path, text)
+    _dump("codegen", text)
     STATS["transforms"] += 1
     return Built(str(path), names[0], names[1], outputs, types.result.kind)
 

@@ -4,10 +4,14 @@
     python -m tests.fuzzing.campaign --programs 500 --seed 0 --jit --out /tmp/fuzz
 
 For each program and policy: the gradient with respect to every float
-argument (``x0, x1, a, m``) is compared with Richardson central differences
-of the original function (programs whose reference is unstable, at a kink or
-a branch flip, are skipped and counted), the value with the function's own,
-and the state of the arrays the function writes into with the original's.
+argument (``x0, x1, a, m``) is compared with a reference independent of
+sourcediff (``reference.py``): the complex step of the program's source run with
+complex-safe stand-ins for ``math``, ``numpy`` and the builtins
+(``complex_step.py``), cross-checked by Richardson central differences of the
+original function (programs whose reference is unstable, at a kink or a branch
+flip, not complex-safe, or where the two disagree, are skipped and counted), the
+value with the function's own, and the state of the arrays the function writes
+into with the original's.
 In ``--no-jit`` mode the verifier (``SOURCEDIFF_VERIFY=1``) is on. Outcomes:
 ok, wrong, stale (the verifier found a primal value read in the reverse sweep that
 differs from the forward sweep's, even if the gradient agrees), nan, refused (a
@@ -106,7 +110,7 @@ def run_program(seed: int, folder: Path, jit: bool, selected):
     f = load(program.source, folder, seed)
     args = arguments(seed)
     try:
-        reference, stable = reference_gradient(f, args, ARGNUMS)
+        reference, stable = reference_gradient(f, args, ARGNUMS, source=program.source)
     except Exception:  # noqa: BLE001 - the program itself fails here: no reference
         return program, {str(p): ("unstable", "the program raised") for p in selected}
     if not stable:

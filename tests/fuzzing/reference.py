@@ -1,9 +1,15 @@
 """Reference gradients independent of sourcediff: central differences with Richardson
-extrapolation, at two step sizes whose agreement says whether the reference is stable."""
+extrapolation, at two step sizes whose agreement says whether the reference is stable,
+and, given the program's source, the complex step (``complex_step.py``), exact to
+rounding, cross-checked by those differences."""
 
 from __future__ import annotations
 
 import numpy as np
+
+from .complex_step import complex_step_gradient
+
+AGREEMENT = 1e-5
 
 
 def _copied(args):
@@ -27,7 +33,7 @@ def _richardson(f, args, k, index, h):
     return (4.0 * fine - coarse) / 3.0
 
 
-def reference_gradient(f, args, argnums, h=1e-3):
+def richardson_gradient(f, args, argnums, h=1e-3):
     """``(gradients, stable)``: Richardson estimates at ``h``, and whether they agree with
     those at ``h / 8`` (a kink or a branch flip near the point makes them disagree)."""
     grads, stable = [], True
@@ -42,3 +48,26 @@ def reference_gradient(f, args, argnums, h=1e-3):
             g[index] = second
         grads.append(g if shape else float(g))
     return grads, stable
+
+
+def agree(complex_step, richardson) -> bool:
+    """Whether complex-step and Richardson gradients agree: ``|cs - rich| <= 1e-5 (1 + |cs|)``."""
+    return all(
+        bool(np.all(np.abs(np.subtract(c, r)) <= AGREEMENT * (1.0 + np.abs(c))))
+        for c, r in zip(complex_step, richardson)
+    )
+
+
+def reference_gradient(f, args, argnums, h=1e-3, *, source=None):
+    """``(gradients, stable)``. Without ``source``: the Richardson gradients and their
+    stability. With the source of ``f``'s module: the complex-step gradients, stable when
+    Richardson is and the two agree; when the program is not complex-safe, Richardson's
+    gradients, unstable."""
+    richardson, stable = richardson_gradient(f, args, argnums, h)
+    if source is None:
+        return richardson, stable
+    try:
+        complex_step = complex_step_gradient(source, args, argnums)
+    except NotImplementedError:
+        return richardson, False
+    return complex_step, stable and agree(complex_step, richardson)
