@@ -120,6 +120,36 @@ def reverse_source(kinds: list[str], argnums: tuple, outputs: list[str]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def hessian_source(kinds: list[str], argnums: tuple) -> str:
+    """A driver filling column ``j`` of ``hess_a_b`` with ``H e_j`` (``e_j`` a unit vector of
+    input ``b``): the gradient of the tangent function's tangent output along ``e_j``."""
+    args = [f"a{k}" for k in range(len(kinds))]
+    lines = [f"def hessian_sweep({', '.join(args)}):"]
+    names = []
+    for a in argnums:
+        for b in argnums:
+            names.append(f"hess{a}_{b}")
+            sizes = f"{_size(args[a], kinds[a])}, {_size(args[b], kinds[b])}"
+            lines.append(f"    hess{a}_{b} = np.zeros(({sizes}))")
+    for b in argnums:
+        if kinds[b] == "array":
+            lines.append(f"    direction = np.zeros({args[b]}.size)")
+            lines += [f"    for j in range({args[b]}.size):", "        direction[j] = 1.0"]
+            unit = f"direction.reshape({args[b]}.shape)"
+        else:
+            lines.append("    for j in range(1):")
+            unit = "1.0"
+        vectors = _directions(args, kinds, argnums, b, unit)
+        lines.append(f"        value, grads = {_call(args, kinds, vectors + ['0.0', '1.0'])}")
+        if kinds[b] == "array":
+            lines.append("        direction[j] = 0.0")
+        for position, a in enumerate(argnums):
+            grad = f"np.ravel(grads[{position}])" if kinds[a] == "array" else f"grads[{position}]"
+            lines.append(f"        hess{a}_{b}[:, j] = {grad}")
+    lines.append(f"    return ({''.join(n + ', ' for n in names)})")
+    return "\n".join(lines) + "\n"
+
+
 def _kind(value) -> str:
     return "array" if isinstance(value, np.ndarray) else "scalar"
 
@@ -181,3 +211,19 @@ def reverse_jacobian(derivative, args: tuple, argnums: tuple, outputs: tuple, ji
             blocks.append(block if block.ndim else float(block))
         per_output.append(tuple(blocks))
     return per_output
+
+
+def hessian(derivative, args: tuple, argnums: tuple, jit: bool) -> list[list]:
+    """The blocks ``H[a][b]`` (shape ``x_a.shape + x_b.shape``) from the reverse-mode
+    derivative of the tangent function, one Hessian-vector product per input, in one call."""
+    kinds = [_kind(a) for a in args]
+    sweep = driver(derivative, hessian_source(kinds, argnums), "hessian_sweep", jit)
+    filled = iter(sweep(*args))
+    rows = []
+    for a in argnums:
+        row = []
+        for b in argnums:
+            block = next(filled).reshape(np.shape(args[a]) + np.shape(args[b]))
+            row.append(block if block.ndim else float(block))
+        rows.append(row)
+    return rows

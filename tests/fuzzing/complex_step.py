@@ -191,12 +191,21 @@ def _scipy_special(name):
     return function
 
 
-def _lgamma(x):
-    """``log |gamma(x)|``, continued analytically."""
+def _gamma(x):
+    """``gamma``, by reflection left of 1/2 (scipy's complex gamma is ``exp(loggamma)``
+    there, whose ``k pi`` imaginary part swamps the step)."""
     z = _Float(x)
-    if z.real > 0:
+    if z.real >= 0.5:
+        return _scipy_special("gamma")(z)
+    return np.pi / (np.sin(np.pi * z) * _scipy_special("gamma")(1.0 - z))
+
+
+def _lgamma(x):
+    """``log |gamma(x)|``, continued analytically (by reflection left of 1/2)."""
+    z = _Float(x)
+    if z.real >= 0.5:
         return _scipy_special("loggamma")(z)
-    return np.log(_abs(_scipy_special("gamma")(z)))
+    return np.log(np.pi / _abs(np.sin(np.pi * z))) - _scipy_special("loggamma")(1.0 - z)
 
 
 def _math_members() -> dict:
@@ -242,7 +251,7 @@ def _math_members() -> dict:
         prod=lambda xs, start=1: functools.reduce(operator.mul, xs, start),
         erf=_scipy_special("erf"),
         erfc=_scipy_special("erfc"),
-        gamma=_scipy_special("gamma"),
+        gamma=_gamma,
         lgamma=_lgamma,
     )
     return members
