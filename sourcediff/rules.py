@@ -131,6 +131,8 @@ ROWS = [
     Rule("range", ("a", "b", "c"), (None, None, None), min_args=1),
     # The math module.
     *[_row(f"math.{name}", "x", d) for name, d in _UNARY_MATH.items()],
+    _row("math.lgamma", "x", "digamma(x)"),
+    _row("math.gamma", "x", "out * digamma(x)"),
     _row("math.atan2", "y x", "x / (x * x + y * y)", "-y / (x * x + y * y)"),
     _row("math.hypot", "x y", "x / out if out > 0 else 0.0", "y / out if out > 0 else 0.0"),
     _row("math.pow", "x y", POW_X, POW_Y),
@@ -158,6 +160,14 @@ def _numpy_rows() -> list[Rule]:
             Rule(f"np.{np_name}", ("x",), (_UNARY_MATH["fabs"],), array_partials=(WHERE_SIGN,))
         )
     rows.append(_row("np.arctan2", "y x", "x / (x * x + y * y)", "-y / (x * x + y * y)"))
+    rows.append(_row("np.square", "x", "2.0 * x"))
+    rows.append(_row("np.negative", "x", "-1"))
+    # NumPy's spellings of the arithmetic operators: the same rows as + - * /.
+    rows.append(_row("np.add", "a b", "1", "1"))
+    rows.append(_row("np.subtract", "a b", "1", "-1"))
+    rows.append(_row("np.multiply", "a b", "b", "a"))
+    for name in ("divide", "true_divide"):
+        rows.append(_row(f"np.{name}", "a b", "1.0 / b", "-out / b"))
     rows.append(
         Rule(
             "np.hypot",
@@ -222,7 +232,8 @@ def _array_rows() -> list[Rule]:
         "ones_like",
         "empty_like",
     ]
-    rows = [Rule(f"np.{name}", ("a", "b", "c"), (None, None, None), min_args=1) for name in fresh]
+    fresh += ["eye", "identity"]
+    rows = [Rule(f"np.{name}", ("a", "dtype"), (None, None), min_args=1) for name in fresh]
     # np.arange(start, stop, step) (flatten always passes all three): start + k * step.
     rows.append(
         Rule(
@@ -254,10 +265,11 @@ def _array_rows() -> list[Rule]:
     rows.append(
         Rule(
             "np.full",
-            ("shape", "v"),
-            (None, "1"),
-            adjoints=(None, "np.sum(g)"),
-            tangents=(None, "np.full(shape, tangent)"),
+            ("shape", "v", "dtype"),
+            (None, "1", None),
+            adjoints=(None, "np.sum(g)", None),
+            tangents=(None, "np.full(shape, tangent)", None),
+            min_args=2,
         )
     )
     rows.append(Rule("np.copy", ("x",), ("1",)))
@@ -286,9 +298,30 @@ def _array_rows() -> list[Rule]:
             "np.prod",
             ("x",),
             ("1",),
-            adjoints=("out / x * g",),
-            tangents=("np.sum(out / x * tangent)",),
+            adjoints=("prod_adjoint(x, g)",),  # exact where elements are 0
+            tangents=("np.sum(prod_adjoint(x, 1.0) * tangent)",),
         )
+    )
+    rows.append(
+        Rule(
+            "np.var",
+            ("x",),
+            ("1",),
+            adjoints=("2.0 * (x - np.mean(x)) / x.size * g",),
+            tangents=("2.0 * np.sum((x - np.mean(x)) * tangent) / x.size",),
+        )
+    )
+    rows.append(
+        Rule(
+            "np.std",
+            ("x",),
+            ("1",),
+            adjoints=("(x - np.mean(x)) / (x.size * out) * g if out > 0 else 0.0 * x",),
+            tangents=("np.sum((x - np.mean(x)) * tangent) / (x.size * out) if out > 0 else 0.0",),
+        )
+    )
+    rows.append(
+        Rule("np.flip", ("x",), ("1",), adjoints=("np.flip(g)",), tangents=("np.flip(tangent)",))
     )
     extreme = ("first_extreme_mask(x, out) * g",)
     extreme_tangent = ("np.sum(first_extreme_mask(x, out) * tangent)",)
@@ -330,6 +363,7 @@ def _array_rows() -> list[Rule]:
             tangents=("np.sum(x * tangent) / out if out > 0 else 0.0",),
         )
     )
+    rows += _linalg_rows()
     rows.append(
         Rule(
             "np.transpose",
@@ -354,6 +388,35 @@ def _array_rows() -> list[Rule]:
     return rows
 
 
+def _linalg_rows() -> list[Rule]:
+    """Linear algebra (LAPACK through NumPy, SciPy's under Numba): X = solve(A, B) has
+    B_bar = solve(A.T, G) and A_bar = -B_bar X.T; inv and det by the inverse transpose."""
+    solved = "linalg_solve(np.transpose(A), g)"
+    return [
+        Rule(
+            "linalg_solve",
+            ("A", "B"),
+            ("1", "1"),
+            adjoints=(f"-dot_adjoint_left({solved}, A, out)", solved),
+            tangents=("-linalg_solve(A, dot(tangent, out))", "linalg_solve(A, tangent)"),
+        ),
+        Rule(
+            "linalg_inv",
+            ("A",),
+            ("1",),
+            adjoints=("-dot(dot(np.transpose(out), g), np.transpose(out))",),
+            tangents=("-dot(dot(out, tangent), out)",),
+        ),
+        Rule(
+            "linalg_det",
+            ("A",),
+            ("1",),
+            adjoints=("g * out * np.transpose(linalg_inv(A))",),
+            tangents=("out * np.sum(np.transpose(linalg_inv(A)) * tangent)",),
+        ),
+    ]
+
+
 SUM_ADJOINT = "g if axis is None else np.expand_dims(g, axis)"
 MEAN_ADJOINT = "g / x.size if axis is None else np.expand_dims(g, axis) / x.shape[axis]"
 DOT_LEFT = "dot_adjoint_left(g, a, b)"
@@ -367,6 +430,7 @@ TABLE: dict[str, Rule] = {rule.name: rule for rule in ROWS + _numpy_rows() + _ar
 # adjoint) in ``adjoints``, ``tangent`` in ``tangents``, modules, and the runtime helpers.
 TEMPLATE_MODULES = {"math", "np"}
 TEMPLATE_FUNCTIONS = {"dot", "dot_adjoint_left", "dot_adjoint_right", "first_extreme_mask"}
+TEMPLATE_FUNCTIONS |= {"digamma", "prod_adjoint", "linalg_solve", "linalg_inv", "linalg_det"}
 
 
 def template_errors(rule: Rule) -> list[str]:

@@ -18,6 +18,9 @@ import numpy as np
 from numba import types
 from numba.extending import overload
 
+from . import special
+from .special import digamma, linalg_det, linalg_inv, linalg_solve, prod_adjoint  # noqa: F401 - for generated code
+
 
 @numba.njit(cache=True)
 def reserve(tape, needed):
@@ -264,7 +267,7 @@ def _inplace_update(target, value):
     return lambda target, value: value
 
 
-HELPERS = (
+HELPERS = special.HELPERS + (
     "inplace_update",
     "revolve_actions",
     "reserve",

@@ -21,6 +21,8 @@ from __future__ import annotations
 import ast
 import math
 
+import numpy as np
+
 from .. import rules
 from ..errors import UnsupportedCallError
 from ..naming import Namer
@@ -95,8 +97,12 @@ class Flattener:
         self.emit(ast.Break())
 
     def stmt_Assign(self, stmt: ast.Assign) -> None:
-        for target in stmt.targets[:-1]:
-            raise self.fn.error(target, "chained assignment 'a = b = e' is not supported")
+        if len(stmt.targets) > 1:
+            # a = b = e: e evaluated once, then assigned to each target, left to right.
+            value = self.atom(stmt.value)
+            for target in stmt.targets:
+                self.stmt_Assign(ast.copy_location(ast.Assign([target], value), stmt))
+            return
         target = stmt.targets[0]
         if isinstance(target, ast.Tuple):
             self.unpack([e.id for e in target.elts], stmt.value)
@@ -308,16 +314,20 @@ class Flattener:
     def expr_Attribute(self, expr: ast.Attribute) -> ast.expr:
         base = expr.value
         if isinstance(base, ast.Name) and base.id in self.locals:
-            if expr.attr in ("shape", "size", "ndim"):
+            if expr.attr in ("shape", "size", "ndim", "dtype"):
                 return ast.Attribute(ast.Name(base.id, ast.Load()), expr.attr, ast.Load())
             if expr.attr == "T":
                 return ast.Call(_path_ast("np.transpose"), [ast.Name(base.id, ast.Load())], [])
-            raise self.fn.error(expr, f"'.{expr.attr}' is not supported; use shape, size or ndim")
+            raise self.fn.error(
+                expr, f"'.{expr.attr}' is not supported; use shape, size, ndim or dtype"
+            )
         module = self._module_alias(expr.value)
         if module:
             value = getattr(MODULE_CONSTANTS[module], expr.attr, None)
             if isinstance(value, float):
                 return ast.Constant(value)
+            if isinstance(value, type) and issubclass(value, np.number):
+                return _path_ast(f"np.{value.__name__}")  # a dtype: np.float64, np.int32
         raise self.fn.error(expr, f"attribute '{ast.unparse(expr)}' is not supported")
 
     def expr_UnaryOp(self, expr: ast.UnaryOp) -> ast.expr:
@@ -389,6 +399,9 @@ class Flattener:
             )
         keywords = []
         for kw in call_keywords:
+            if kw.arg == "dtype" and "dtype" in rule.params[len(args) :]:
+                keywords.append(ast.keyword("dtype", self.dtype_argument(kw.value, expr)))
+                continue
             if kw.arg not in rule.params[len(args) :]:
                 raise self.fn.error(
                     expr, f"keyword argument '{kw.arg}' to '{path}' is not supported"
@@ -399,6 +412,15 @@ class Flattener:
                 expr, f"'{path}' takes {len(rule.params)} argument(s) here, got {len(args)}"
             )
         return ast.Call(_path_ast(path), args, keywords)
+
+    def dtype_argument(self, value: ast.expr, call: ast.Call) -> ast.expr:
+        """``dtype=``: a NumPy number type, ``float``/``int``/``bool``, or ``a.dtype``."""
+        builtin = {"float": "np.float64", "int": "np.int64", "bool": "np.bool_"}
+        if isinstance(value, ast.Name) and value.id in builtin and value.id not in self.locals:
+            return _path_ast(builtin[value.id])
+        if isinstance(value, (ast.Attribute, ast.Name)):
+            return self.atom(value)
+        raise self.fn.error(call, f"dtype={ast.unparse(value)} is not supported; use np.float64")
 
     def call_argument(self, arg: ast.expr) -> ast.expr:
         """An atom, or a tuple of atoms (an array shape such as ``(n, m)``)."""
@@ -499,6 +521,7 @@ METHODS = {
 # Library functions that generated code spells differently: NumPy's versions of these
 # need BLAS/LAPACK (SciPy) under Numba, ours are plain loops (sourcediff.runtime).
 RENAMED = {"np.dot": "dot", "np.matmul": "dot", "np.linalg.norm": "norm"}
+RENAMED |= {f"np.linalg.{name}": f"linalg_{name}" for name in ("solve", "inv", "det")}
 
 
 def _method_call(expr: ast.Call, local_names: set[str]):

@@ -14,10 +14,12 @@ function with no complex-safe stand-in raises ``NotImplementedError``, and so do
 any evaluation that fails, discards an imaginary part (``ComplexWarning``) or whose
 real part is not the program's value: the caller then has no complex-step reference.
 
-Not complex-safe and refused: ``%`` and ``//`` on floats (numpy has no complex
-remainder), ndarray methods that take moduli (``.std()``, ``.var()``, ``.real``,
-``astype('float64')``) are not intercepted (the cross-check with finite differences
-catches them), and every ``math``/``numpy`` name not listed below.
+Refused: ``%`` and ``//`` on floats (numpy has no complex remainder), casts to a
+real dtype (``astype("float64")``), and every ``math``/``numpy`` name without a
+stand-in (``np.interp``, ``np.random``, ``math.nextafter``, ...). Not intercepted:
+ndarray methods that take moduli or real parts (``.std()``, ``.var()``, ``.real``)
+silently lose the derivative; the cross-check with Richardson (``reference.py``)
+flags them.
 """
 
 from __future__ import annotations
@@ -49,15 +51,6 @@ def _promoted(x):
     if isinstance(x, np.ndarray) and x.dtype.kind == "f":
         return x.astype(np.complex128)
     return x
-
-
-def _refuse(name):
-    """A stand-in for a function with no complex-safe equivalent."""
-
-    def refused(*args, **kwargs):
-        raise NotImplementedError(f"{name} has no complex-step stand-in")
-
-    return refused
 
 
 class _StandIn(types.ModuleType):
@@ -106,6 +99,8 @@ def _divmod(x, y):
 
 
 class _FloatType(type):
+    """``isinstance(v, float)`` true of floats and of complex128 values."""
+
     def __instancecheck__(cls, obj):
         return isinstance(obj, (builtins.float, np.floating, np.complex128))
 
@@ -120,6 +115,8 @@ class _Float(metaclass=_FloatType):
 
 
 class _IntType(type):
+    """``isinstance(v, int)`` true of ints."""
+
     def __instancecheck__(cls, obj):
         return isinstance(obj, builtins.int)
 
@@ -229,7 +226,7 @@ def _math_members() -> dict:
         members[name] = _analytic(ufunc)
     for name in ["floor", "ceil", "trunc", "isfinite", "isnan", "isinf", "isclose"]:
         members[name] = _on_real_scalar(getattr(math, name))
-    for name in ["comb", "factorial", "gcd", "lcm", "isqrt", "perm", "pi", "e", "tau", "inf", "nan"]:
+    for name in "comb factorial gcd lcm isqrt perm pi e tau inf nan".split():
         members[name] = getattr(math, name)
     members.update(
         log=_log,
@@ -367,9 +364,9 @@ def _var(x, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
     if dtype is not None or out is not None:
         raise NotImplementedError("np.var/np.std with dtype= or out=")
     x = np.asarray(x)
-    d = x - np.mean(x, axis=axis, keepdims=True)
-    count = x.size // max(np.mean(x, axis=axis, keepdims=True).size, 1)
-    return np.sum(d * d, axis=axis, keepdims=keepdims) / (count - ddof)
+    mean = np.mean(x, axis=axis, keepdims=True)
+    d = x - mean
+    return np.sum(d * d, axis=axis, keepdims=keepdims) / (x.size // mean.size - ddof)
 
 
 def _norm(x, ord=None, axis=None, keepdims=False):
@@ -403,34 +400,47 @@ def _linalg() -> _StandIn:
     return _StandIn("numpy.linalg", members)
 
 
-def _numpy_members() -> dict:
-    """The ``numpy`` stand-ins by name."""
-    members = {name: getattr(np, name) for name in _NUMPY_AS_IS if hasattr(np, name)}
-    members.update({name: _on_real(getattr(np, name)) for name in _NUMPY_ON_REAL})
-    for name, position in [("array", 1), ("asarray", 1), ("asanyarray", 1), ("zeros", 1),
-                           ("ones", 1), ("empty", 1), ("full", 2), ("zeros_like", 1),
-                           ("ones_like", 1), ("empty_like", 1), ("full_like", 2),
-                           ("identity", 1), ("eye", 3), ("arange", 3), ("linspace", 5),
-                           ("ascontiguousarray", 1)]:  # fmt: skip
-        members[name] = _creating(getattr(np, name), position)
+def _logaddexp(x, y):
+    """``np.logaddexp`` shifted by the maximum (by real part)."""
+    t = _pairwise(lambda u, v: u >= v)(x, y)
+    return t + np.log(np.exp(x - t) + np.exp(y - t))
+
+
+def _numpy_constructors() -> dict:
+    """Array constructors whose float arrays are complex128 (``empty`` as ``zeros``)."""
+    positions = dict(array=1, asarray=1, asanyarray=1, ascontiguousarray=1, zeros=1, ones=1,
+                     full=2, zeros_like=1, ones_like=1, full_like=2, identity=1, eye=3,
+                     arange=3, linspace=5)  # fmt: skip
+    members = {name: _creating(getattr(np, name), at) for name, at in positions.items()}
     members.update(empty=members["zeros"], empty_like=members["zeros_like"])
-    maximum = _pairwise(lambda x, y: x >= y)
-    minimum = _pairwise(lambda x, y: x <= y)
-    members.update(
-        abs=_abs, absolute=_abs, fabs=_abs, max=_extreme(np.argmax), amax=_extreme(np.argmax),
-        min=_extreme(np.argmin), amin=_extreme(np.argmin), maximum=maximum, fmax=maximum,
-        minimum=minimum, fmin=minimum, clip=_clip, sort=_sort, median=_median,
-        ptp=lambda x, axis=None: _extreme(np.argmax)(x, axis) - _extreme(np.argmin)(x, axis),
+    return members
+
+
+def _numpy_ordered() -> dict:
+    """Stand-ins that order or take moduli, by real part."""
+    maximum, minimum = _pairwise(lambda x, y: x >= y), _pairwise(lambda x, y: x <= y)
+    largest, smallest = _extreme(np.argmax), _extreme(np.argmin)
+    return dict(
+        abs=_abs, absolute=_abs, fabs=_abs, max=largest, amax=largest, min=smallest,
+        amin=smallest, maximum=maximum, fmax=maximum, minimum=minimum, fmin=minimum,
+        clip=_clip, sort=_sort, median=_median, logaddexp=_logaddexp,
+        ptp=lambda x, axis=None: largest(x, axis) - smallest(x, axis),
         var=_var, std=lambda x, *args, **kw: np.sqrt(_var(x, *args, **kw)),
         vdot=lambda x, y: np.sum(np.ravel(x) * np.ravel(y)),
         hypot=lambda x, y: np.sqrt(x * x + y * y), arctan2=_atan2, cbrt=_cbrt,
-        mod=_mod, remainder=_mod, fmod=_fmod,
-        floor_divide=_on_real(np.floor_divide), divmod=lambda x, y: (
-            _on_real(np.floor_divide)(x, y), _mod(x, y)),
+        mod=_mod, remainder=_mod, fmod=_fmod, floor_divide=_on_real(np.floor_divide),
+    )  # fmt: skip
+
+
+def _numpy_members() -> dict:
+    """The ``numpy`` stand-ins by name. In the real program ``real``/``conj`` are the
+    identity and ``imag`` is zero: so they are here."""
+    members = {name: getattr(np, name) for name in _NUMPY_AS_IS if hasattr(np, name)}
+    members.update({name: _on_real(getattr(np, name)) for name in _NUMPY_ON_REAL})
+    members.update(_numpy_constructors(), **_numpy_ordered())
+    members.update(
         degrees=lambda x: x * (180.0 / np.pi), rad2deg=lambda x: x * (180.0 / np.pi),
         radians=lambda x: x * (np.pi / 180.0), deg2rad=lambda x: x * (np.pi / 180.0),
-        logaddexp=lambda x, y: (lambda t: t + np.log(np.exp(x - t) + np.exp(y - t)))(
-            maximum(x, y)),
         real=lambda x: x, conj=lambda x: x, conjugate=lambda x: x,
         imag=lambda x: _promoted(np.zeros_like(_re(x))),
         angle=lambda x: _promoted(np.where(_re(x) < 0, np.pi, 0.0)),

@@ -43,6 +43,7 @@ UNARY = [
     "math.log(1.0 + {0} * {0})",
     "math.sqrt(1.0 + {0} * {0})",
     "1.0 / (1.0 + {0} * {0})",
+    "math.lgamma(2.0 + {0} * {0})",
 ]
 REDUCTIONS = [
     ("np.sum({a})", "sum"),
@@ -55,6 +56,10 @@ REDUCTIONS = [
     ("np.linalg.norm({a})", "norm"),
     ("np.sum(np.outer({a}, {b}))", "outer"),
     ("np.sum(m @ {a})", "matvec"),
+    ("np.var({a}) + np.std({b})", "var_std"),
+    ("np.sum(np.square(np.flip({a})) * {b})", "square_flip"),
+    ("np.sum(np.linalg.solve(m + 4.0 * np.eye(4), {a}))", "solve"),
+    ("np.linalg.det(m + 2.0 * np.eye(4, dtype=np.float64))", "det_eye_dtype"),
 ]
 # Integer index arrays with repeated indices: gathers accumulate, scatters' last write wins.
 INDEX_ARRAYS = ["np.arange(4) // 2", "3 - np.arange(4)", "(np.arange(4) * 2) % 3"]
@@ -146,7 +151,12 @@ class _Writer:
     def assign_scalar(self, depth: int) -> None:
         reuse = self.rng.random() < 0.4 and depth > 1
         name = self.rng.choice(self.floats) if reuse else self.fresh("s")
-        self.emit(depth, f"{name} = {self.scalar()}")
+        if reuse and len(self.floats) > 1 and self.rng.random() < 0.15:
+            other = self.rng.choice([f for f in self.floats if f != name])
+            self.emit(depth, f"{name} = {other} = {self.scalar()}")
+            self.tags.add("chained_assignment")
+        else:
+            self.emit(depth, f"{name} = {self.scalar()}")
         if name not in self.floats and depth == 1:
             self.floats.append(name)
         elif name not in self.floats:

@@ -1,0 +1,116 @@
+"""Special functions and linear algebra for generated code, in Python and in Numba.
+
+Each helper is a plain Python function (what ``jit=False`` runs) with a Numba
+``@overload`` (what compiled code runs), so both modes compute the same thing:
+
+- ``digamma``: the derivative of ``math.lgamma`` (Numba and ``math`` have none);
+- ``prod_adjoint``: the products of all other elements, exact where elements are 0
+  (``np.prod(x) / x`` would be NaN there);
+- ``linalg_solve``, ``linalg_inv``, ``linalg_det``: NumPy's LAPACK routines
+  (SciPy's LAPACK under Numba), under names no user function is likely to have
+  (generated modules define the user's functions beside them).
+
+    >>> round(digamma(1.0), 12)  # minus the Euler-Mascheroni constant
+    -0.577215664902
+    >>> prod_adjoint(np.array([2.0, 0.0, 3.0]), 1.0)
+    array([0., 6., 0.])
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+from numba.extending import overload
+
+
+def _digamma(x):
+    """psi(x) by recurrence up to x >= 6, then the asymptotic series; reflection below 0."""
+    if x <= 0.0 and x == math.floor(x):
+        return math.nan  # a pole of the gamma function
+    shift = 0.0
+    if x < 0.0:
+        shift = -math.pi / math.tan(math.pi * x)  # psi(1 - x) - psi(x) = pi cot(pi x)
+        x = 1.0 - x
+    result = 0.0
+    while x < 6.0:
+        result -= 1.0 / x
+        x += 1.0
+    f = 1.0 / (x * x)
+    series = f * (1.0 / 12 - f * (1.0 / 120 - f * (1.0 / 252 - f * (1.0 / 240 - f / 132))))
+    return shift + result + math.log(x) - 0.5 / x - series
+
+
+_digamma_jit = numba.njit(_digamma)
+
+
+def digamma(x):
+    """The digamma function, d/dx log(gamma(x)), for a float."""
+    return _digamma(float(x))
+
+
+@overload(digamma)
+def _digamma_overload(x):
+    return lambda x: _digamma_jit(float(x))
+
+
+def _prod_adjoint(x, g):
+    flat = x.ravel()
+    n = flat.shape[0]
+    out = np.empty(n)
+    running = 1.0
+    for k in range(n):  # products of the elements before k
+        out[k] = running
+        running *= flat[k]
+    running = 1.0
+    for k in range(n - 1, -1, -1):  # times the products of the elements after k
+        out[k] *= running * g
+        running *= flat[k]
+    return out.reshape(x.shape)
+
+
+_prod_adjoint_jit = numba.njit(_prod_adjoint)
+
+
+def prod_adjoint(x, g):
+    """``g`` times the product of every element of ``x`` but one, for each element."""
+    return _prod_adjoint(np.ascontiguousarray(x, dtype=np.float64), float(g))
+
+
+@overload(prod_adjoint)
+def _prod_adjoint_overload(x, g):
+    return lambda x, g: _prod_adjoint_jit(np.ascontiguousarray(x), g)
+
+
+def linalg_solve(a, b):
+    """``np.linalg.solve(a, b)``."""
+    return np.linalg.solve(a, b)
+
+
+@overload(linalg_solve)
+def _solve(a, b):
+    return lambda a, b: np.linalg.solve(np.ascontiguousarray(a), np.ascontiguousarray(b))
+
+
+def linalg_inv(a):
+    """``np.linalg.inv(a)``."""
+    return np.linalg.inv(a)
+
+
+@overload(linalg_inv)
+def _inv(a):
+    return lambda a: np.linalg.inv(np.ascontiguousarray(a))
+
+
+def linalg_det(a):
+    """``np.linalg.det(a)``, as a float."""
+    return float(np.linalg.det(a))
+
+
+@overload(linalg_det)
+def _det(a):
+    return lambda a: np.linalg.det(np.ascontiguousarray(a))
+
+
+HELPERS = ("digamma", "prod_adjoint", "linalg_solve", "linalg_inv", "linalg_det")

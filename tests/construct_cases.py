@@ -1,0 +1,75 @@
+"""Constructs of public scientific code (NPBench, ADBench, Tangent's corpus) that
+sourcediff once refused: ``dtype=``, ``.dtype``, ``np.eye``, chained assignment,
+``math.lgamma``, ``np.std``/``np.var``, NumPy's spellings of the operators, ``np.square``,
+``np.flip``, ``np.linalg.solve``/``inv``/``det``, ``np.prod`` over a zero element."""
+
+import math
+
+import numpy as np
+
+
+def dtype_keyword(x, n):
+    y = np.zeros(x.shape[0], dtype=np.float64)
+    acc = np.ones_like(x, dtype=float)
+    for _ in range(n):
+        y[:] = np.sin(x) * 2.0 + y
+        acc *= y
+    return np.sum(acc)
+
+
+def dtype_attribute(x):
+    y = np.empty(x.shape, x.dtype)
+    y[:] = np.sin(x)
+    return np.sum(y * x)
+
+
+def eye_and_chained(A):
+    a = b = A + np.eye(A.shape[0])
+    return np.sum(a * b) + np.sum(np.identity(3) @ A)
+
+
+def gmm_like(x, alphas):
+    s = 0.0
+    for k in range(alphas.shape[0]):
+        s += math.lgamma(alphas[k] + 1.0) - math.lgamma(0.5 * alphas[k] + 2.0) * x[k]
+    return s + math.gamma(1.5 + x[0] * x[0])
+
+
+def moments(x):
+    z = (x - np.mean(x)) / np.std(x)
+    return np.var(z * x) + np.sum(np.square(np.flip(z)) * x)
+
+
+def ufunc_spellings(x, y):
+    return np.sum(np.multiply(x, y) + np.add(x, 1.0) - np.subtract(y, x) / np.divide(2.0, y))
+
+
+def linear_algebra(A, b):
+    x = np.linalg.solve(A, b)
+    X = np.linalg.solve(A, A.T @ A)
+    return np.sum(x * x) + np.sum(np.linalg.inv(A)) * np.linalg.det(A) + np.sum(X)
+
+
+def solve_in_loop(A, b, n):
+    x = b.copy()
+    for _ in range(n):
+        x = np.linalg.solve(A, x) + b
+    return np.sum(x * x)
+
+
+def prod_with_zero(x):
+    return np.prod(x) + np.prod(x * x + 1.0)
+
+
+A3 = np.array([[2.0, 0.3, 0.1], [0.3, 1.5, 0.2], [0.1, 0.2, 1.8]])
+CASES = [
+    (dtype_keyword, (np.linspace(0.2, 1.0, 4), 3), (0,)),
+    (dtype_attribute, (np.linspace(0.2, 1.0, 4),), (0,)),
+    (eye_and_chained, (A3.copy(),), (0,)),
+    (gmm_like, (np.array([0.3, -0.4, 0.8]), np.array([1.5, 2.5, 0.7])), (0, 1)),
+    (moments, (np.array([0.3, -0.4, 0.8, 1.1]),), (0,)),
+    (ufunc_spellings, (np.array([0.3, -0.4, 0.8]), np.array([1.3, 0.6, 2.0])), (0, 1)),
+    (linear_algebra, (A3.copy(), np.array([0.5, -0.2, 0.9])), (0, 1)),
+    (solve_in_loop, (A3.copy(), np.array([0.5, -0.2, 0.9]), 3), (0, 1)),
+    (prod_with_zero, (np.array([0.5, 0.0, 2.0]),), (0,)),
+]
