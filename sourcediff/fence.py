@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 
 from .errors import UnsupportedSyntaxError
+from .normalize import arrays
 
 # Construct -> (what it is called, what to do instead).
 REFUSED = {
@@ -66,15 +67,23 @@ def check(node: ast.FunctionDef, filename: str) -> None:
     """
     fn = _Site(filename, node)
     _check_signature(fn)
+    literal_lists = arrays.literal_lists(node)  # np.array([a, b]) is an array, not a list
     for sub in ast.walk(node):
         refused = REFUSED.get(type(sub))
-        if refused and sub is not node:
+        if refused and sub is not node and id(sub) not in literal_lists:
             what, instead = refused
             raise fn.error(
                 sub, f"{what} is not supported inside a differentiated function; {instead}"
             )
+    new_axes = {
+        id(part)
+        for sub in ast.walk(node)
+        if isinstance(sub, ast.Subscript)
+        for part in (sub.slice.elts if isinstance(sub.slice, ast.Tuple) else [sub.slice])
+        if arrays.is_new_axis(part)
+    }
     for sub in ast.walk(node):
-        if sub is not node:
+        if sub is not node and id(sub) not in new_axes:
             _check_node(fn, sub)
 
 
@@ -94,7 +103,7 @@ def _check_node(fn: _Site, node: ast.AST) -> None:
     if isinstance(node, ast.Constant) and node.value is Ellipsis:
         return
     if isinstance(node, ast.Constant) and node.value is None:
-        raise fn.error(node, "None is not supported here; for a new axis use a.reshape(...)")
+        raise fn.error(node, "None is supported only as a new axis, as in x[:, None]")
     if isinstance(node, ast.Constant) and not isinstance(node.value, (bool, int, float)):
         if not _is_docstring(fn, node):
             raise fn.error(node, f"constant {node.value!r} is not a number; use numbers only")
@@ -132,8 +141,10 @@ def _check_for(fn: _Site, node: ast.For) -> None:
         and 1 <= len(it.args) <= 3
         and not it.keywords
     )
-    if not is_range:
-        raise fn.error(node, "'for' loops must run over range(...); index arrays with an int")
+    if not is_range and not isinstance(it, ast.Name):
+        raise fn.error(
+            node, "'for' loops must run over range(...) or the rows of an array; index with an int"
+        )
     if not isinstance(node.target, ast.Name):
         raise fn.error(node.target, "the loop variable must be a single name")
     target = node.target.id

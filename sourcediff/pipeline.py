@@ -31,6 +31,7 @@ from .errors import SourceDiffError
 from .ir import outermost_loops
 from .normalize import NormalizedFunction, externals, normalize
 from .normalize.indices import complete_indices
+from .normalize.views import copy_written_views
 from .parse import ParsedFunction, parse_function
 from .plan import AutoPlan, has_time_loop, make_plan
 from .policy import loop_mode
@@ -217,6 +218,7 @@ def typed(nf: NormalizedFunction, parsed: ParsedFunction, request: Request) -> T
     resolve_inplace_updates(nf.node, types)
     complete_indices(nf.node, types)
     check_aliasing(nf.node, types, nf.filename)
+    copy_written_views(nf.node, types, nf.namer)
     return types
 
 

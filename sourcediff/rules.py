@@ -374,6 +374,15 @@ def _array_rows() -> list[Rule]:
         )
     )
     rows.append(
+        Rule(
+            "np.expand_dims",
+            ("x", "axis"),
+            ("1", None),
+            adjoints=(RESHAPE_BACK, None),
+            tangents=("np.expand_dims(tangent, axis)", None),
+        )
+    )
+    rows.append(
         Rule("np.ravel", ("x",), ("1",), adjoints=(RESHAPE_BACK,), tangents=("np.ravel(tangent)",))
     )
     rows.append(

@@ -1,7 +1,9 @@
 """Constructs of public scientific code (NPBench, ADBench, Tangent's corpus) that
 sourcediff once refused: ``dtype=``, ``.dtype``, ``np.eye``, chained assignment,
 ``math.lgamma``, ``np.std``/``np.var``, NumPy's spellings of the operators, ``np.square``,
-``np.flip``, ``np.linalg.solve``/``inv``/``det``, ``np.prod`` over a zero element."""
+``np.flip``, ``np.linalg.solve``/``inv``/``det``, ``np.prod`` over a zero element, new
+axes (``x[:, None]``), array literals (``np.array([a, b])``), loops over rows, methods on
+expressions (``A[:, j].copy()``)."""
 
 import math
 
@@ -61,6 +63,34 @@ def prod_with_zero(x):
     return np.prod(x) + np.prod(x * x + 1.0)
 
 
+def pairwise(x):
+    d = x[:, None] - x[None, :]
+    return np.sum(d * d * x[:, np.newaxis])
+
+
+def rows_and_copies(A):
+    s = 0.0
+    for row in A:
+        s += np.sum(row**2) * row[0]
+    c = A[:, 1].copy()
+    c *= 2.0
+    return s + np.sum(c * A[:, 1]) + np.sum(np.arange(9.0).reshape(3, 3) * A.reshape(3, 3))
+
+
+def _rhs(y, k):
+    return np.array([y[1], -k * y[0]])
+
+
+def ode_with_literals(y0, k, n):
+    y = y0.copy()
+    for _ in range(n):
+        k1 = _rhs(y, k)
+        k2 = _rhs(y + 0.05 * k1, k)
+        y = y + 0.1 * k2
+    M = np.array([[y[0], y[1]], [y[1] * k, 1.0]])
+    return np.sum(y * y) + np.linalg.det(M)
+
+
 A3 = np.array([[2.0, 0.3, 0.1], [0.3, 1.5, 0.2], [0.1, 0.2, 1.8]])
 CASES = [
     (dtype_keyword, (np.linspace(0.2, 1.0, 4), 3), (0,)),
@@ -72,4 +102,7 @@ CASES = [
     (linear_algebra, (A3.copy(), np.array([0.5, -0.2, 0.9])), (0, 1)),
     (solve_in_loop, (A3.copy(), np.array([0.5, -0.2, 0.9]), 3), (0, 1)),
     (prod_with_zero, (np.array([0.5, 0.0, 2.0]),), (0,)),
+    (pairwise, (np.linspace(0.2, 1.3, 4),), (0,)),
+    (rows_and_copies, (A3.copy(),), (0,)),
+    (ode_with_literals, (np.array([1.0, 0.2]), 1.3, 4), (0, 1)),
 ]

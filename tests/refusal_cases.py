@@ -164,9 +164,9 @@ def uses_keyword_only(x, *, scale=2.0):  # <- refused
 # ---------------------------------------------------------------------------
 
 
-def calls_math_gamma(x):
+def calls_math_nextafter(x):
     y = x * x
-    return math.gamma(y)  # <- refused
+    return math.nextafter(y, 2.0)  # <- refused
 
 
 def calls_print(x):
@@ -313,11 +313,6 @@ def uses_match(x, n):
             return x
         case _:
             return x * x
-
-
-def uses_chained_assignment(x):
-    a = b = x * 2.0  # <- refused
-    return a * b
 
 
 def can_finish_without_return(x):  # <- refused

@@ -181,6 +181,18 @@ def regions_of_two_ranks(x0, a, m):
     return np.sum(m * m)
 
 
+def views_of_written_arrays(a, m):
+    s = 0.0
+    for _ in range(2):
+        t = np.flip(a)
+        r = m.T
+        q = a.reshape(2, 2)
+        s += np.sum(np.square(t) * a) + np.sum(r * r * r) + np.sum(q**3)
+        a += np.sin(a)
+        m *= 1.1
+    return s
+
+
 # Refused with the line rather than differentiated wrongly: an int-indexed row is a view
 # (the write would be lost), a tuple has no run-time index, Numba gathers with 1-D arrays.
 
@@ -225,6 +237,7 @@ CASES = [
     (scatter_repeated, (RNG.random(3), RNG.random(3), np.array([0, 1, 1])), (0, 1)),
     (scatter_overwrites_what_is_read, (RNG.random(4), np.array([3, 0, 3]), 0.9), (0, 2)),
     (regions_of_two_ranks, (0.3, RNG.random(3), RNG.random((3, 3))), (0, 1, 2)),
+    (views_of_written_arrays, (RNG.random(4), RNG.random((2, 2))), (0, 1)),
     (gather_scatter_rows, (RNG.random((3, 3)), np.array([2, 0, 2]), 0.7), (0, 2)),
 ]
 

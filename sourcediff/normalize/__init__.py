@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from ..errors import SourceDiffError
 from ..naming import Namer
 from ..parse import ParsedFunction
+from .arrays import iterate_rows
 from .exits import lower_exits
 from .flatten import Flattener
 from .inline import inline_calls
@@ -87,6 +88,7 @@ def _normalize_one(fn: ParsedFunction, bodies: dict, constant_names: set[str], t
             bodies[resolved.helper.name] = (helper_node, helper_temps)
     node = split_tuple_variables(fn, copy.deepcopy(fn.node))
     namer = Namer.for_tree(node, RESERVED | constant_names | set(bodies))
+    iterate_rows(node, namer)
     node = lower_exits(fn, node, namer, helper=fn is not top)
     flattener = Flattener(fn, node, namer)
     body = flattener.block(node.body)

@@ -27,6 +27,7 @@ from .. import rules
 from ..errors import UnsupportedCallError
 from ..naming import Namer
 from ..parse import ParsedFunction
+from . import arrays
 
 MODULE_CONSTANTS = {"math": math, "np": __import__("numpy")}
 
@@ -158,7 +159,8 @@ class Flattener:
 
     def stmt_For(self, stmt: ast.For) -> None:
         resolved = self.fn.names.get("range")
-        if resolved is None or resolved.kind != "builtin":
+        over_rows = getattr(stmt, "over_rows", False)  # arrays.iterate_rows wrote this range
+        if not over_rows and (resolved is None or resolved.kind != "builtin"):
             raise self.fn.error(stmt, "'for' loops must run over the builtin range(...)")
         args = [self.atom(a) for a in stmt.iter.args]
         assigned = _assigned_names(stmt.body)
@@ -303,6 +305,8 @@ class Flattener:
         raise self.fn.error(expr, f"'{expr.id}' can only be called, not used as a value")
 
     def expr_Subscript(self, expr: ast.Subscript) -> ast.expr:
+        if arrays.has_new_axis(expr):
+            return arrays.new_axes(self, expr)
         base = expr.value
         if isinstance(base, ast.Attribute) and base.attr == "shape":
             return ast.Subscript(self.expr_Attribute(base), self.atom(expr.slice), ast.Load())
@@ -357,6 +361,9 @@ class Flattener:
         return ast.Compare(self.atom(expr.left), [op], [self.atom(expr.comparators[0])])
 
     def expr_Call(self, expr: ast.Call) -> ast.expr:
+        on_expression = arrays.method_on_expression(self, expr, METHODS)
+        if on_expression is not None:
+            return on_expression
         method = _method_call(expr, self.locals)
         if method is not None:
             path, call_args = method
@@ -370,6 +377,12 @@ class Flattener:
 
     def library_call(self, path: str, call_args, call_keywords, expr: ast.Call) -> ast.expr:
         """``path(args)`` for a function in the rule table, checked against its row."""
+        if path in ("np.array", "np.asarray") and len(call_args) == 1 and not call_keywords:
+            literal = call_args[0]
+            if isinstance(literal, (ast.List, ast.Tuple)):
+                return arrays.array_literal(self, literal, expr)
+            copied = self.atom(literal)  # np.array(x) copies x, np.asarray(x) is x itself
+            return ast.Call(_path_ast("np.copy"), [copied], []) if path == "np.array" else copied
         args = [self.call_argument(a) for a in call_args]
         axis = [k.value for k in call_keywords if k.arg == "axis"] + list(call_args[1:2])
         if path == "np.mean" and axis:

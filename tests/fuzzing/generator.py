@@ -60,6 +60,9 @@ REDUCTIONS = [
     ("np.sum(np.square(np.flip({a})) * {b})", "square_flip"),
     ("np.sum(np.linalg.solve(m + 4.0 * np.eye(4), {a}))", "solve"),
     ("np.linalg.det(m + 2.0 * np.eye(4, dtype=np.float64))", "det_eye_dtype"),
+    ("np.sum({a}[:, None] * m * {b}[None, :])", "new_axis"),
+    ("np.sum(np.array([{a}[0], {b}[1] * 2.0, 0.5]) ** 2)", "array_literal"),
+    ("np.sum(m[:, 1].copy() * {a})", "method_on_expression"),
 ]
 # Integer index arrays with repeated indices: gathers accumulate, scatters' last write wins.
 INDEX_ARRAYS = ["np.arange(4) // 2", "3 - np.arange(4)", "(np.arange(4) * 2) % 3"]
@@ -143,6 +146,7 @@ class _Writer:
             (self.self_assign, 1),
             (self.matrix_write, 2),
             (self.tuple_pack, 1),
+            (self.rows_loop, 1 if self.loop_depth < 2 else 0),
             (self.loop_exit, 2 if self.loop_depth else 0),
         ]
         functions, weights = zip(*choices)
@@ -327,6 +331,16 @@ class _Writer:
         self.emit(depth, f"{packed} = ({self.scalar(1)}, {q})")
         self.emit(depth, f"{p}, {q} = {packed}")
         self.tags.add("tuple_pack")
+
+    def rows_loop(self, depth: int) -> None:
+        name = self.fresh("r")
+        self.lines.insert(self.top_insert, f"    {name} = 0.0")
+        self.top_insert += 1
+        self.floats.append(name)
+        row = self.fresh("row")
+        self.emit(depth, f"for {row} in m:")
+        self.emit(depth + 1, f"{name} += np.sum({row} * {self.rng.choice(self.vectors)}) * 0.1")
+        self.tags.add("for_rows")
 
     def self_assign(self, depth: int) -> None:
         name = self.rng.choice(self.floats + self.vectors)

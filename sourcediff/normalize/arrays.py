@@ -1,0 +1,138 @@
+"""Array idioms of NumPy code, lowered to forms the rule table already differentiates.
+
+Called by the flattener (``flatten.py``) for the expressions it meets, and before
+it for loops over rows::
+
+    y = np.array([a, b * 2.0])   ->   t1 = np.empty((2,)); t1[0] = a; t2 = b * 2.0; t1[1] = t2
+    d = x[:, None] - x[None, :]  ->   t1 = np.expand_dims(x, 1); t2 = np.expand_dims(x, 0); ...
+    c = A[:, j].copy()           ->   t1 = A[:, j]; c = np.copy(t1)
+    for row in A: ...            ->   for k in range(A.shape[0]): row = A[k]; ...
+
+An element write of each entry keeps the literal's derivative in the element
+rules; a new axis is ``np.expand_dims``, whose adjoint reshapes back.
+"""
+
+from __future__ import annotations
+
+import ast
+
+
+def is_array_literal_call(node: ast.AST) -> bool:
+    """``np.array([...])`` or ``np.asarray([...])`` with a list (or nested lists)."""
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in ("array", "asarray")
+        and len(node.args) == 1
+        and isinstance(node.args[0], (ast.List, ast.Tuple))
+    )
+
+
+def literal_lists(node: ast.AST) -> set[int]:
+    """The ids of the lists inside array literals of ``node`` (the fence lets them pass)."""
+    found: set[int] = set()
+    for sub in ast.walk(node):
+        if is_array_literal_call(sub):
+            found |= {id(n) for n in ast.walk(sub.args[0]) if isinstance(n, ast.List)}
+    return found
+
+
+def _shape(literal: ast.expr) -> tuple[int, ...]:
+    """The shape of a rectangular nested list literal, () for an entry."""
+    if not isinstance(literal, (ast.List, ast.Tuple)):
+        return ()
+    inner = {_shape(e) for e in literal.elts}
+    if len(inner) > 1:
+        raise ValueError("rows of different lengths")
+    return (len(literal.elts),) + (inner.pop() if inner else ())
+
+
+def _entries(literal: ast.expr, prefix: tuple[int, ...] = ()):
+    if not isinstance(literal, (ast.List, ast.Tuple)):
+        yield prefix, literal
+        return
+    for k, elt in enumerate(literal.elts):
+        yield from _entries(elt, prefix + (k,))
+
+
+def array_literal(flat, literal: ast.expr, call: ast.Call) -> ast.expr:
+    """``np.array([...])``: a fresh float array, then one element write per entry."""
+    try:
+        shape = _shape(literal)
+    except ValueError:
+        raise flat.fn.error(call, "an array literal needs rows of one length") from None
+    name = flat.new_temp()
+    dims = ast.Tuple([ast.Constant(n) for n in shape], ast.Load())
+    flat.assign(name, ast.Call(_np("empty"), [dims], []))
+    for index, entry in _entries(literal):
+        value = flat.atom(entry)
+        parts = [ast.Constant(k) for k in index]
+        slot = parts[0] if len(parts) == 1 else ast.Tuple(parts, ast.Load())
+        flat.emit(ast.Assign([ast.Subscript(ast.Name(name, ast.Load()), slot, ast.Store())], value))
+    return ast.Name(name, ast.Load())
+
+
+def is_new_axis(part: ast.expr) -> bool:
+    """``None`` or ``np.newaxis`` in an index."""
+    if isinstance(part, ast.Constant) and part.value is None:
+        return True
+    return isinstance(part, ast.Attribute) and part.attr == "newaxis"
+
+
+def _parts(index: ast.expr) -> list[ast.expr]:
+    return list(index.elts) if isinstance(index, ast.Tuple) else [index]
+
+
+def has_new_axis(subscript: ast.Subscript) -> bool:
+    """Whether ``subscript`` adds an axis."""
+    return any(is_new_axis(p) for p in _parts(subscript.slice))
+
+
+def new_axes(flat, subscript: ast.Subscript) -> ast.expr:
+    """``x[:, None]``: ``np.expand_dims`` at each new axis (other parts must be ``:``)."""
+    parts = _parts(subscript.slice)
+    full = lambda p: isinstance(p, ast.Slice) and not (p.lower or p.upper or p.step)  # noqa: E731
+    if not all(is_new_axis(p) or full(p) for p in parts):
+        raise flat.fn.error(
+            subscript, "a new axis (None) combines only with ':' here; index in a separate step"
+        )
+    value = flat.atom(subscript.value)
+    for axis, part in enumerate(parts):
+        if is_new_axis(part):
+            expanded = ast.Call(_np("expand_dims"), [value, ast.Constant(axis)], [])
+            value = flat.atom(expanded)
+    return value
+
+
+def method_on_expression(flat, call: ast.Call, methods: dict[str, str]):
+    """``A[:, j].copy()``: the receiver into a temporary, then the method's function;
+    None when ``call`` is not a known method called on an expression."""
+    func = call.func
+    if not isinstance(func, ast.Attribute) or func.attr not in methods:
+        return None
+    if isinstance(func.value, ast.Name):
+        return None  # a module function or a method of a name: the flattener's own cases
+    receiver = flat.atom(func.value)
+    args = list(call.args)
+    if func.attr == "reshape" and len(args) > 1:
+        args = [ast.Tuple(args, ast.Load())]
+    return flat.library_call(methods[func.attr], [receiver, *args], call.keywords, call)
+
+
+def iterate_rows(node: ast.FunctionDef, namer) -> None:
+    """``for row in A:`` becomes a loop over ``range(A.shape[0])`` reading ``A[k]``, in place."""
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.For) and isinstance(sub.iter, ast.Name):
+            array, counter = sub.iter.id, namer.fresh("k")
+            loop = ast.parse(f"for {counter} in range({array}.shape[0]):\n    pass").body[0]
+            row = ast.Assign([sub.target], ast.parse(f"{array}[{counter}]", mode="eval").body)
+            for new in ast.walk(loop):
+                ast.copy_location(new, sub)
+            sub.iter, sub.target = loop.iter, loop.target
+            sub.over_rows = True
+            sub.body = [ast.copy_location(row, sub), *sub.body]
+            ast.fix_missing_locations(sub)
+
+
+def _np(name: str) -> ast.expr:
+    return ast.Attribute(ast.Name("np", ast.Load()), name, ast.Load())
