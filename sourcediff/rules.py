@@ -217,8 +217,10 @@ def _numpy_rows() -> list[Rule]:
             ),
         )
     )
-    for name in ("floor", "ceil", "trunc", "round", "sign"):
+    for name in ("floor", "ceil", "trunc", "round", "sign", "logical_not", "isnan", "isfinite"):
         rows.append(_row(f"np.{name}", "x", None))
+    for name in ("logical_and", "logical_or", "logical_xor"):
+        rows.append(_row(f"np.{name}", "a b", None, None))
     return rows
 
 
@@ -327,6 +329,11 @@ def _array_rows() -> list[Rule]:
     extreme_tangent = ("np.sum(first_extreme_mask(x, out) * tangent)",)
     rows.append(Rule("np.max", ("x",), ("1",), adjoints=extreme, tangents=extreme_tangent))
     rows.append(Rule("np.min", ("x",), ("1",), adjoints=extreme, tangents=extreme_tangent))
+    # np.max(x, axis=k), spelled max_along(x, k): Numba has no axis= for np.max.
+    along = ("extreme_mask_along(x, out, axis) * np.expand_dims(g, axis)", None)
+    along_tangent = ("np.sum(extreme_mask_along(x, out, axis) * tangent, axis=axis)", None)
+    for name in ("max_along", "min_along"):
+        rows.append(Rule(name, ("x", "axis"), ("1", None), along, along_tangent))
     rows.append(
         Rule(
             "np.cumsum",
@@ -440,6 +447,7 @@ TABLE: dict[str, Rule] = {rule.name: rule for rule in ROWS + _numpy_rows() + _ar
 TEMPLATE_MODULES = {"math", "np"}
 TEMPLATE_FUNCTIONS = {"dot", "dot_adjoint_left", "dot_adjoint_right", "first_extreme_mask"}
 TEMPLATE_FUNCTIONS |= {"digamma", "prod_adjoint", "linalg_solve", "linalg_inv", "linalg_det"}
+TEMPLATE_FUNCTIONS |= {"extreme_mask_along"}
 
 
 def template_errors(rule: Rule) -> list[str]:

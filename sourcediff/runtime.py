@@ -19,7 +19,16 @@ from numba import types
 from numba.extending import overload
 
 from . import special
-from .special import digamma, linalg_det, linalg_inv, linalg_solve, prod_adjoint  # noqa: F401 - for generated code
+from .special import (  # noqa: F401 - for generated code
+    digamma,
+    extreme_mask_along,
+    linalg_det,
+    linalg_inv,
+    linalg_solve,
+    max_along,
+    min_along,
+    prod_adjoint,
+)
 
 
 @numba.njit(cache=True)

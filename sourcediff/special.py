@@ -113,4 +113,66 @@ def _det(a):
     return lambda a: np.linalg.det(np.ascontiguousarray(a))
 
 
+def max_along(x, axis):
+    """``np.max(x, axis=axis)`` (Numba has no ``axis=`` for it; compiled for 2-D arrays)."""
+    return np.max(x, axis=axis)
+
+
+def min_along(x, axis):
+    """``np.min(x, axis=axis)`` (Numba has no ``axis=`` for it; compiled for 2-D arrays)."""
+    return np.min(x, axis=axis)
+
+
+def _extreme_along(pick):
+    def impl(x, axis):
+        if axis == 0:
+            out = np.empty(x.shape[1])
+            for j in range(x.shape[1]):
+                out[j] = pick(x[:, j])
+            return out
+        out = np.empty(x.shape[0])
+        for i in range(x.shape[0]):
+            out[i] = pick(x[i, :])
+        return out
+
+    return impl
+
+
+@overload(max_along)
+def _max_along(x, axis):
+    return _extreme_along(np.max) if x.ndim == 2 else None
+
+
+@overload(min_along)
+def _min_along(x, axis):
+    return _extreme_along(np.min) if x.ndim == 2 else None
+
+
+def extreme_mask_along(x, extreme, axis):
+    """1.0 where ``x`` first equals ``extreme`` (its max or min along ``axis``), else 0.0."""
+    hits = x == np.expand_dims(extreme, axis)
+    return (hits & (np.cumsum(hits, axis=axis) == 1)).astype(np.float64)
+
+
+@overload(extreme_mask_along)
+def _extreme_mask_along(x, extreme, axis):
+    if x.ndim != 2:
+        return None
+
+    def impl(x, extreme, axis):
+        mask = np.zeros(x.shape)
+        lines = x.shape[1] if axis == 0 else x.shape[0]
+        length = x.shape[0] if axis == 0 else x.shape[1]
+        for line in range(lines):
+            for k in range(length):
+                i, j = (k, line) if axis == 0 else (line, k)
+                if x[i, j] == extreme[line]:
+                    mask[i, j] = 1.0
+                    break
+        return mask
+
+    return impl
+
+
 HELPERS = ("digamma", "prod_adjoint", "linalg_solve", "linalg_inv", "linalg_det")
+HELPERS += ("max_along", "min_along", "extreme_mask_along")

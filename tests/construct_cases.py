@@ -3,7 +3,7 @@ sourcediff once refused: ``dtype=``, ``.dtype``, ``np.eye``, chained assignment,
 ``math.lgamma``, ``np.std``/``np.var``, NumPy's spellings of the operators, ``np.square``,
 ``np.flip``, ``np.linalg.solve``/``inv``/``det``, ``np.prod`` over a zero element, new
 axes (``x[:, None]``), array literals (``np.array([a, b])``), loops over rows, methods on
-expressions (``A[:, j].copy()``)."""
+expressions (``A[:, j].copy()``), boolean masks, ``np.max``/``np.min`` along an axis."""
 
 import math
 
@@ -91,6 +91,14 @@ def ode_with_literals(y0, k, n):
     return np.sum(y * y) + np.linalg.det(M)
 
 
+def masks_and_axis_extremes(x, A):
+    m = np.logical_and(x > 0.0, np.logical_not(x > 1.0))
+    z = x.copy()
+    z[x < 0.2] = 0.5 * x[x < 0.2] ** 2
+    s = np.sum(np.where(m, x**2, 0.0)) + np.sum(x[m] ** 3) + np.sum(z * z)
+    return s + np.sum(np.max(A, axis=0) ** 2) + np.sum(A.min(axis=1))
+
+
 A3 = np.array([[2.0, 0.3, 0.1], [0.3, 1.5, 0.2], [0.1, 0.2, 1.8]])
 CASES = [
     (dtype_keyword, (np.linspace(0.2, 1.0, 4), 3), (0,)),
@@ -103,6 +111,11 @@ CASES = [
     (solve_in_loop, (A3.copy(), np.array([0.5, -0.2, 0.9]), 3), (0, 1)),
     (prod_with_zero, (np.array([0.5, 0.0, 2.0]),), (0,)),
     (pairwise, (np.linspace(0.2, 1.3, 4),), (0,)),
+    (
+        masks_and_axis_extremes,
+        (np.linspace(-0.5, 1.3, 6), A3 + np.arange(9.0).reshape(3, 3)),
+        (0, 1),
+    ),
     (rows_and_copies, (A3.copy(),), (0,)),
     (ode_with_literals, (np.array([1.0, 0.2]), 1.3, 4), (0, 1)),
 ]

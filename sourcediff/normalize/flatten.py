@@ -398,6 +398,9 @@ class Flattener:
             count = self.new_temp()
             self.assign(count, length)
             return ast.BinOp(ast.Name(total, ast.Load()), ast.Div(), ast.Name(count, ast.Load()))
+        if path in ("np.max", "np.min") and axis:
+            along = "max_along" if path == "np.max" else "min_along"
+            return ast.Call(ast.Name(along, ast.Load()), [args[0], self.atom(axis[0])], [])
         if path == "np.arange" and 1 <= len(args) < 3 and not call_keywords:
             # Always start, stop, step: each has its own derivative rule.
             args = ([ast.Constant(0)] if len(args) == 1 else []) + args
