@@ -31,7 +31,7 @@ import copy
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from . import fancy, ir, rules
+from . import fancy, ir, joins, rules
 from .errors import SourceDiffError
 from .transform.tape import is_region, readable
 
@@ -164,6 +164,8 @@ def _assignment_terms(stmt: ast.Assign, types, bar) -> list[Term]:
     out_bar = _name(bar(target))
     if isinstance(value, ast.Name):
         return [] if value.id == target else [Term(value.id, out_bar)]
+    if joins.is_join(value):
+        return [Term(name, slab) for name, slab in joins.join_terms(stmt, types, out_bar)]
     if ir.is_element_read(value):
         split = fancy.split_fancy(value, types)
         if split is None:

@@ -440,7 +440,15 @@ DOT_RIGHT = "dot_adjoint_right(g, a, b)"
 RESHAPE_BACK = "np.reshape(np.ascontiguousarray(g), x.shape)"
 
 
-TABLE: dict[str, Rule] = {rule.name: rule for rule in ROWS + _numpy_rows() + _array_rows()}
+def _join_rows() -> list[Rule]:
+    from .joins import rows  # joins' derivatives are not templates: see sourcediff.joins
+
+    return rows()
+
+
+TABLE: dict[str, Rule] = {
+    rule.name: rule for rule in ROWS + _numpy_rows() + _array_rows() + _join_rows()
+}
 
 # Names a template may use besides its row's parameters and ``out``: ``g`` (the result's
 # adjoint) in ``adjoints``, ``tangent`` in ``tangents``, modules, and the runtime helpers.

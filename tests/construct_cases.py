@@ -3,7 +3,8 @@ sourcediff once refused: ``dtype=``, ``.dtype``, ``np.eye``, chained assignment,
 ``math.lgamma``, ``np.std``/``np.var``, NumPy's spellings of the operators, ``np.square``,
 ``np.flip``, ``np.linalg.solve``/``inv``/``det``, ``np.prod`` over a zero element, new
 axes (``x[:, None]``), array literals (``np.array([a, b])``), loops over rows, methods on
-expressions (``A[:, j].copy()``), boolean masks, ``np.max``/``np.min`` along an axis."""
+expressions (``A[:, j].copy()``), boolean masks, ``np.max``/``np.min`` along an axis, joins
+(``np.concatenate``, ``np.stack``, ``np.hstack``, ``np.vstack``)."""
 
 import math
 
@@ -99,6 +100,17 @@ def masks_and_axis_extremes(x, A):
     return s + np.sum(np.max(A, axis=0) ** 2) + np.sum(A.min(axis=1))
 
 
+def joins(x, A):
+    y = np.concatenate((x, x * 2.0, np.ones(2)))
+    B = np.concatenate((A, A * A), axis=1)
+    C = np.vstack((A, A * 3.0))
+    s = np.stack((x, np.sin(x)), axis=1)
+    h = np.hstack((x, x[:2]))
+    v = np.vstack((x, x))
+    t = np.sum(y**2) + np.sum(B**3) + np.sum(C * C) + np.sum(s[:, 1] * s[:, 0])
+    return t + np.sum(h**3) + np.sum(v * v)
+
+
 A3 = np.array([[2.0, 0.3, 0.1], [0.3, 1.5, 0.2], [0.1, 0.2, 1.8]])
 CASES = [
     (dtype_keyword, (np.linspace(0.2, 1.0, 4), 3), (0,)),
@@ -111,6 +123,7 @@ CASES = [
     (solve_in_loop, (A3.copy(), np.array([0.5, -0.2, 0.9]), 3), (0, 1)),
     (prod_with_zero, (np.array([0.5, 0.0, 2.0]),), (0,)),
     (pairwise, (np.linspace(0.2, 1.3, 4),), (0,)),
+    (joins, (np.linspace(0.2, 1.3, 3), A3.copy()), (0, 1)),
     (
         masks_and_axis_extremes,
         (np.linspace(-0.5, 1.3, 6), A3 + np.arange(9.0).reshape(3, 3)),

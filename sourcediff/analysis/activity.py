@@ -43,11 +43,13 @@ def differentiable_operands(value: ast.expr) -> list[str]:
     rule = rules.lookup(rules.rule_name(value))
     if rule is None:
         return []
-    return [
-        arg.id
-        for arg, partial in zip(rules.operands(value), rule.partials)
-        if partial is not None and isinstance(arg, ast.Name)
-    ]
+    names = []
+    for arg, partial in zip(rules.operands(value), rule.partials):
+        if partial is None:
+            continue
+        parts = arg.elts if isinstance(arg, ast.Tuple) else [arg]  # np.concatenate((a, b))
+        names += [part.id for part in parts if isinstance(part, ast.Name)]
+    return names
 
 
 def output_names(node: ast.FunctionDef) -> list[str]:

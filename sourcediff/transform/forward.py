@@ -17,7 +17,7 @@ from __future__ import annotations
 import ast
 import copy
 
-from .. import ir, rules
+from .. import ir, joins, rules
 from ..analysis.activity import dependencies
 from ..analysis.types import TypeTable
 from ..errors import SourceDiffError
@@ -109,6 +109,10 @@ class ForwardBuilder:
             expr = ast.Call(ast.Attribute(expr, "copy", ast.Load()), [], [])
         return [ast.Assign([ast.Name(self.dot(target), ast.Store())], expr)]
 
+    def varied_dot(self, name: str) -> ast.Name | None:
+        """The tangent of ``name``, or None when it carries none."""
+        return _name(self.dot(name)) if name in self.varied else None
+
     def tangent_expression(self, target: str, value: ast.expr) -> ast.expr | None:
         if isinstance(value, ast.Name):
             return _name(self.dot(value.id)) if value.id in self.varied else None
@@ -116,6 +120,8 @@ class ForwardBuilder:
             if value.value.id not in self.varied:
                 return None
             return ast.Subscript(_name(self.dot(value.value.id)), value.slice, ast.Load())
+        if joins.is_join(value):
+            return joins.join_tangent(value, self.varied_dot)
         rule = rules.lookup(rules.rule_name(value))
         if rule is None:
             return None

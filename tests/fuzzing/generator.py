@@ -63,6 +63,8 @@ REDUCTIONS = [
     ("np.sum({a}[:, None] * m * {b}[None, :])", "new_axis"),
     ("np.sum(np.array([{a}[0], {b}[1] * 2.0, 0.5]) ** 2)", "array_literal"),
     ("np.sum(m[:, 1].copy() * {a})", "method_on_expression"),
+    ("np.sum(np.concatenate(({a}, {b}[:2])) ** 2)", "concatenate"),
+    ("np.sum(np.stack(({a}, {b}), axis=1) * m[:, :2])", "stack"),
 ]
 # Integer index arrays with repeated indices: gathers accumulate, scatters' last write wins.
 INDEX_ARRAYS = ["np.arange(4) // 2", "3 - np.arange(4)", "(np.arange(4) * 2) % 3"]
