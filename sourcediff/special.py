@@ -26,7 +26,7 @@ from numba.extending import overload
 
 
 def _digamma(x):
-    """psi(x) by recurrence up to x >= 6, then the asymptotic series; reflection below 0."""
+    """psi(x) by recurrence up to x >= 10, then the asymptotic series; reflection below 0."""
     if x <= 0.0 and x == math.floor(x):
         return math.nan  # a pole of the gamma function
     shift = 0.0
@@ -34,11 +34,12 @@ def _digamma(x):
         shift = -math.pi / math.tan(math.pi * x)  # psi(1 - x) - psi(x) = pi cot(pi x)
         x = 1.0 - x
     result = 0.0
-    while x < 6.0:
+    while x < 10.0:
         result -= 1.0 / x
         x += 1.0
     f = 1.0 / (x * x)
     series = f * (1.0 / 12 - f * (1.0 / 120 - f * (1.0 / 252 - f * (1.0 / 240 - f / 132))))
+    series -= 691.0 / 32760.0 * f**6  # the next term: the series is then exact to rounding
     return shift + result + math.log(x) - 0.5 / x - series
 
 
