@@ -243,6 +243,10 @@ class _Jit:
         self._compiled = None
         functools.update_wrapper(self, func)
 
+    def __reduce__(self):
+        """Pickle as the function: the unpickling process compiles (or loads) its own."""
+        return _Jit, (self.func,)
+
     def numba_stub(self):
         """What njit code calls: the compiled primal's own dispatcher."""
         if self._compiled is None:

@@ -38,6 +38,7 @@ class Specializer:
 
     def __init__(self, func, argnums=0, policy="auto", jit=True):
         self.func = func
+        self.options = (argnums, policy, jit)
         self.argnums, self.single = normalize_argnums(argnums)
         self.policy = check_policy(policy)
         self.jit = jit
@@ -57,6 +58,11 @@ class Specializer:
         self.plans: dict[tuple, AutoPlan] = {}  # policy "auto": plan by argument sizes
         self.compiled_primal = None
         functools.update_wrapper(self, func)
+
+    def __reduce__(self):
+        """Pickle as the function and options: a process that unpickles it (a Dask worker)
+        rebuilds from the source, and from the on-disk cache when it is shared."""
+        return type(self), (self.func, *self.options)
 
     def bind(self, args, kwargs) -> tuple:
         """Positional arguments with defaults applied."""

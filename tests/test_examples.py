@@ -19,7 +19,10 @@ def _examples_importable(monkeypatch, tmp_path):
 
 
 @pytest.mark.parametrize("script", SCRIPTS)
-def test_example_runs(script, capsys):
+def test_example_runs(script, capsys, monkeypatch):
+    if script == "ensemble_dask.py":
+        pytest.importorskip("dask.distributed")
+    monkeypatch.setattr(sys, "argv", [script])
     runpy.run_path(str(EXAMPLES / script), run_name="__main__")
     assert capsys.readouterr().out.strip()
 
@@ -47,6 +50,42 @@ def test_gmm_fit_finds_the_centers():
     np.testing.assert_allclose(means[order], centers[np.argsort(centers[:, 0])], atol=0.3)
 
 
+def test_transformed_functions_pickle():
+    """A pickled sd.value_and_grad or sd.jit is the function and its options; unpickled,
+    it rebuilds (from the on-disk cache) and gives the same numbers."""
+    import pickle
+
+    import ensemble_dask
+
+    import sourcediff as sd
+
+    u0 = np.sin(np.linspace(0.0, np.pi, 16))
+    for transformed in (
+        sd.value_and_grad(ensemble_dask.heat_energy),
+        sd.jit(ensemble_dask.heat_energy),
+    ):
+        clone = pickle.loads(pickle.dumps(transformed))
+        expected, got = transformed(u0, 0.2, 20), clone(u0, 0.2, 20)
+        flat = lambda r: np.hstack([np.ravel(x) for x in (r if isinstance(r, tuple) else (r,))])  # noqa: E731
+        np.testing.assert_allclose(flat(got), flat(expected), rtol=1e-15, atol=0)
+
+
+def test_dask_ensemble_equals_the_local_sum():
+    distributed = pytest.importorskip("dask.distributed")
+    import ensemble_dask
+
+    import sourcediff as sd
+
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True) as cluster:
+        with distributed.Client(cluster) as client:
+            value, grad = ensemble_dask.ensemble(client, problems=40, tasks=4, n=16, steps=20)
+    u0 = np.sin(np.linspace(0.0, np.pi, 16))
+    local = sd.value_and_grad(ensemble_dask.heat_energy)
+    expected = [local(u0, alpha, 20) for alpha in np.linspace(0.05, 0.45, 40)]
+    np.testing.assert_allclose(value, sum(e[0] for e in expected), rtol=1e-12)
+    np.testing.assert_allclose(grad, sum(e[1] for e in expected), rtol=1e-12)
+
+
 def teardown_module():
-    for name in ("inverse_heat", "lotka_volterra_fit", "gmm_fit"):
+    for name in ("inverse_heat", "lotka_volterra_fit", "gmm_fit", "ensemble_dask"):
         sys.modules.pop(name, None)
