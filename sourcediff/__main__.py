@@ -70,13 +70,25 @@ def main(argv: list[str] | None = None) -> int:
         argnums = _argnums(func, options.wrt)
         types = {"args": args, "signature": options.signature}
         if options.mode == "forward":
-            print(tangent_source(func, argnums, **types))
+            text = tangent_source(func, argnums, **types)
         else:
-            print(adjoint_source(func, argnums, options.policy, **types))
+            text = adjoint_source(func, argnums, options.policy, **types)
     except SourceDiffError as exc:
-        print(exc, file=sys.stderr)
+        print(str(exc).splitlines()[0], file=sys.stderr)  # file:line: reason, on one line
         return 1
+    print(_highlighted(text) if sys.stdout.isatty() else text)
     return 0
+
+
+def _highlighted(source: str) -> str:
+    """``source`` with terminal colours when pygments is installed, else as it is."""
+    try:
+        from pygments import highlight
+        from pygments.formatters import TerminalFormatter
+        from pygments.lexers import PythonLexer
+    except ImportError:
+        return source
+    return highlight(source, PythonLexer(), TerminalFormatter()).rstrip("\n")
 
 
 if __name__ == "__main__":
