@@ -135,6 +135,8 @@ def dot(a, b):
 def _dot(a, b):
     if a.ndim == 1 and b.ndim == 1:
         return _dot_vv
+    if a.ndim == 2 and _blas_operands(a, b):
+        return _dot_blas  # matrix products through SciPy's BLAS, as np.dot in Numba
     if a.ndim == 2 and b.ndim == 1:
         return _dot_mv
     if a.ndim == 1 and b.ndim == 2:
@@ -142,6 +144,26 @@ def _dot(a, b):
     if a.ndim == 2 and b.ndim == 2:
         return _dot_mm
     return None
+
+
+def _blas_operands(a, b) -> bool:
+    """Float operands of one dtype: BLAS applies (after a copy of a non-contiguous one)."""
+    return isinstance(a.dtype, types.Float) and a.dtype == b.dtype and b.ndim in (1, 2)
+
+
+def _contiguous(x):
+    return np.ascontiguousarray(x)
+
+
+@overload(_contiguous)
+def _contiguous_overload(x):
+    if x.layout in ("C", "F"):
+        return lambda x: x  # BLAS takes C and Fortran order as they are
+    return lambda x: np.ascontiguousarray(x)
+
+
+def _dot_blas(a, b):
+    return np.dot(_contiguous(a), _contiguous(b))
 
 
 def _dot_vv(a, b):
