@@ -19,6 +19,7 @@ from numba import types
 from numba.extending import overload
 
 from . import special
+from .products import dot, dot_adjoint_left, dot_adjoint_right  # noqa: F401 - generated code
 from .special import (  # noqa: F401 - for generated code
     digamma,
     extreme_mask_along,
@@ -126,120 +127,8 @@ def _reduce_flat(flat, g_shape, like_shape):
     return out
 
 
-def dot(a, b):
-    """``np.dot(a, b)`` for vectors and matrices (1-D and 2-D operands)."""
-    return np.dot(a, b)
-
-
-@overload(dot)
-def _dot(a, b):
-    if a.ndim == 1 and b.ndim == 1:
-        return _dot_vv
-    if a.ndim == 2 and _blas_operands(a, b):
-        return _dot_blas  # matrix products through SciPy's BLAS, as np.dot in Numba
-    if a.ndim == 2 and b.ndim == 1:
-        return _dot_mv
-    if a.ndim == 1 and b.ndim == 2:
-        return lambda a, b: _dot_mv_jit(b.T, a)
-    if a.ndim == 2 and b.ndim == 2:
-        return _dot_mm
-    return None
-
-
-def _blas_operands(a, b) -> bool:
-    """Float operands of one dtype: BLAS applies (after a copy of a non-contiguous one)."""
-    return isinstance(a.dtype, types.Float) and a.dtype == b.dtype and b.ndim in (1, 2)
-
-
-def _contiguous(x):
-    return np.ascontiguousarray(x)
-
-
-@overload(_contiguous)
-def _contiguous_overload(x):
-    if x.layout in ("C", "F"):
-        return lambda x: x  # BLAS takes C and Fortran order as they are
-    return lambda x: np.ascontiguousarray(x)
-
-
-def _dot_blas(a, b):
-    return np.dot(_contiguous(a), _contiguous(b))
-
-
-def _dot_vv(a, b):
-    total = 0.0
-    for i in range(a.shape[0]):
-        total += a[i] * b[i]
-    return total
-
-
-def _dot_mv(a, b):
-    out = np.zeros(a.shape[0])
-    for i in range(a.shape[0]):
-        total = 0.0
-        for k in range(a.shape[1]):
-            total += a[i, k] * b[k]
-        out[i] = total
-    return out
-
-
-def _dot_mm(a, b):
-    out = np.zeros((a.shape[0], b.shape[1]))
-    for i in range(a.shape[0]):
-        for k in range(a.shape[1]):
-            aik = a[i, k]
-            for j in range(b.shape[1]):
-                out[i, j] += aik * b[k, j]
-    return out
-
-
 # Jitted twins for implementations that call one another.
 _sum_to_any_rank_jit = numba.njit(_sum_to_any_rank)
-_dot_mv_jit = numba.njit(_dot_mv)
-
-
-def dot_adjoint_left(g, a, b):
-    """The contribution of ``dot(a, b)``'s adjoint ``g`` to ``a``'s adjoint."""
-    if np.ndim(a) == 1 and np.ndim(b) == 1:
-        return g * np.asarray(b)
-    if np.ndim(a) == 2 and np.ndim(b) == 1:
-        return np.outer(g, b)
-    return np.dot(g, np.transpose(b)) if np.ndim(a) == 2 else np.dot(b, g)
-
-
-@overload(dot_adjoint_left)
-def _dot_adjoint_left(g, a, b):
-    if a.ndim == 1 and b.ndim == 1:
-        return lambda g, a, b: g * b
-    if a.ndim == 2 and b.ndim == 1:
-        return lambda g, a, b: np.outer(g, b)
-    if a.ndim == 2 and b.ndim == 2:
-        return lambda g, a, b: dot(g, b.T)
-    if a.ndim == 1 and b.ndim == 2:
-        return lambda g, a, b: dot(b, g)
-    return None
-
-
-def dot_adjoint_right(g, a, b):
-    """The contribution of ``dot(a, b)``'s adjoint ``g`` to ``b``'s adjoint."""
-    if np.ndim(a) == 1 and np.ndim(b) == 1:
-        return g * np.asarray(a)
-    if np.ndim(a) == 2 and np.ndim(b) == 1:
-        return np.dot(np.transpose(a), g)
-    return np.dot(np.transpose(a), g) if np.ndim(b) == 2 and np.ndim(a) == 2 else np.outer(a, g)
-
-
-@overload(dot_adjoint_right)
-def _dot_adjoint_right(g, a, b):
-    if a.ndim == 1 and b.ndim == 1:
-        return lambda g, a, b: g * a
-    if a.ndim == 2 and b.ndim == 1:
-        return lambda g, a, b: dot(a.T, g)
-    if a.ndim == 2 and b.ndim == 2:
-        return lambda g, a, b: dot(a.T, g)
-    if a.ndim == 1 and b.ndim == 2:
-        return lambda g, a, b: np.outer(a, g)
-    return None
 
 
 def first_extreme_mask(x, extreme):
