@@ -33,6 +33,7 @@ from ..plan import Plan
 from ..verify import Instrumentation
 from .checkpoint import IterationState, checkpoint_loop, recompute_loop, without_exit
 from .cleanup import drop_dead_adjoint_stores
+from .repeats import drop_repeated_computations
 from .simplify import simplify
 from .tape import ITEMSIZES, Tapes, is_region, placeholder
 from .tapesize import RecordInfo, counting_function
@@ -345,7 +346,7 @@ class ReverseBuilder:
         for atom, seed in zip(atoms, seeds):
             if isinstance(atom, ast.Name) and atom.id in self.active:
                 out.append(self.accumulate(atom.id, _name(seed)))
-        out += rev
+        out += drop_repeated_computations(rev)
         grads = [self.bars.get(w) if w in self.active else self.zero(w) for w in spec.wrt]
         out.append(_parse(f"return {value}, ({', '.join(grads)},)"))
         args = [ast.arg(p) for p in self.nf.params + seeds]

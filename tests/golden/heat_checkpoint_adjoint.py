@@ -222,7 +222,6 @@ def heat_vjp(u0, alpha, steps, heat_bar):
             t14 = n - 1
             t16_bar += v_bar[t14]
             v_bar[t14] = 0.0
-            t15 = n - 1
             u_bar[t15] += t16_bar
             t16_bar = 0.0
             # golden_functions.py:52: v[0] = u[0]

@@ -82,7 +82,6 @@ def logistic_vjp(k, y0, n, logistic_bar):
         t2_bar = t3 * t4_bar
         t3_bar = t2 * t4_bar
         y_bar -= t3_bar
-        t1 = dt * k
         t1_bar = y * t2_bar
         y_bar += t1 * t2_bar
         k_bar += dt * t1_bar
