@@ -76,15 +76,11 @@ class _Emitter:
         self.line(depth, f"{keyword} {ast.unparse(stmt.test)}:")
         self.nested(stmt.body, depth + 1)
         orelse = stmt.orelse
-        if len(orelse) == 1 and isinstance(orelse[0], ast.If) and not _has_comment(orelse[0]):
+        if len(orelse) == 1 and isinstance(orelse[0], ast.If):
             self.if_stmt(orelse[0], depth, "elif")
         elif orelse:
             self.line(depth, "else:")
             self.nested(orelse, depth + 1)
-
-
-def _has_comment(stmt: ast.stmt) -> bool:
-    return False
 
 
 class Comment(ast.stmt):

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 from . import compile as compile_stage
 from . import rules
-from .analysis.activity import active_variables, output_names
+from .analysis.activity import active_variables
 from .analysis.aliases import check_aliasing
 from .analysis.inplace import resolve_inplace_updates
 from .analysis.recompute import choose_recomputed
@@ -395,10 +395,11 @@ def _cached_meta(path) -> dict | None:
 
 
 __all__ = [
+    "STAGES",
     "parse",
     "normalized",
     "build_adjoint_module",
+    "build_tangent_module",
     "build_primal_module",
     "load",
-    "output_names",
 ]

@@ -95,14 +95,6 @@ _UNARY_MATH = {
     "trunc": None,
 }
 
-_NUMPY_SCALAR = {
-    "arcsin": "asin",
-    "arccos": "acos",
-    "arctan": "atan",
-    "abs": "fabs",
-    "absolute": "fabs",
-}
-
 POW_X = "y * x ** (y - 1)"
 POW_Y = "out * math.log(x) if x > 0 else 0.0"
 POW_Y_ARRAY = "np.where(x > 0, out * np.log(np.where(x > 0, x, 1.0)), 0.0)"

@@ -23,9 +23,8 @@ import ast
 import copy
 
 from ..naming import Namer
+from ..runtime import ADVANCE, RESTORE, TAKESHOT  # the revolve protocol, defined once
 from .tape import array_type_name, placeholder
-
-ADVANCE, TAKESHOT, RESTORE = 0, 1, 2
 
 
 def _parse(source: str) -> list[ast.stmt]:

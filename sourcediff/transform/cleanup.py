@@ -10,6 +10,7 @@ primal computation and the records are untouched.
 from __future__ import annotations
 
 import ast
+import copy
 
 
 def _names_read(node: ast.AST) -> set[str]:
@@ -61,7 +62,7 @@ class _DeadStores:
         live_in = set(live_after)
         original = loop.body
         while True:
-            loop.body = [_copy_shallow(s) for s in original]
+            loop.body = [copy.deepcopy(s) for s in original]  # the block rewrites its input
             body, body_in = self.block(loop.body, set(live_in | live_after))
             if body_in <= live_in:
                 break
@@ -78,12 +79,6 @@ def _filled_array(stmt: ast.stmt) -> str:
             if isinstance(func.value, ast.Name):
                 return func.value.id
     return ""
-
-
-def _copy_shallow(stmt: ast.stmt) -> ast.stmt:
-    import copy
-
-    return copy.deepcopy(stmt)
 
 
 def drop_dead_adjoint_stores(function: ast.FunctionDef, adjoints: set[str]) -> None:
