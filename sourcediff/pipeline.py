@@ -19,7 +19,7 @@ import time
 from dataclasses import dataclass, field
 
 from . import compile as compile_stage
-from . import rules
+from . import rules, runtime
 from .analysis.activity import active_variables
 from .analysis.aliases import check_aliasing
 from .analysis.inplace import resolve_inplace_updates
@@ -118,10 +118,17 @@ def parse(func) -> ParsedFunction:
     return parsed
 
 
+def primal_name(parsed: ParsedFunction) -> str:
+    """The primal's name in generated modules: the user's, unless a runtime helper that
+    generated code calls has it (a user function named ``dot`` or ``norm``)."""
+    return f"{parsed.name}_primal" if parsed.name in runtime.HELPERS else parsed.name
+
+
 def normalized(parsed: ParsedFunction) -> NormalizedFunction:
     """Stage 2: three-address form with helpers inlined."""
     with stage("normalize", parsed.name):
         nf = normalize(parsed)
+        nf.node.name = primal_name(parsed)
     _dump("normalize", function_source(nf.node)[0])
     return nf
 
@@ -175,7 +182,7 @@ def _build_adjoint_module(parsed: ParsedFunction, request: Request) -> Built:
     """Stages 2-5 for a reverse-mode derivative, or just a cache lookup if it exists."""
     key = source_key(parsed, "reverse", repr(request))
     path = compile_stage.module_path(parsed.name, key)
-    names = (parsed.name, f"{parsed.name}_vjp", f"{parsed.name}_record_bytes")
+    names = (primal_name(parsed), f"{parsed.name}_vjp", f"{parsed.name}_record_bytes")
     shadow = f"{parsed.name}_shadow" if request.verify else ""
     if _cached_meta(path) is None:
         nf = normalized(parsed)
@@ -254,7 +261,7 @@ def _build_tangent_module(parsed: ParsedFunction, request: Request) -> Built:
     """Stages 2-5 for a forward-mode derivative (``jvp``, ``tangent_source``, ``hessian``)."""
     key = source_key(parsed, "forward", repr(request))
     path = compile_stage.module_path(f"{parsed.name}_tangent", key)
-    names = (parsed.name, f"{parsed.name}_jvp")
+    names = (primal_name(parsed), f"{parsed.name}_jvp")
     meta = _cached_meta(path)
     if meta is not None:
         return Built(str(path), names[0], names[1], meta["outputs"], meta["result"])
@@ -292,7 +299,7 @@ def _build_primal_module(parsed: ParsedFunction) -> Built:
         text = module_source(header, nf.constants, [function_source(nf.node)[0]])
         compile_stage.write_module(path, text)
         STATS["transforms"] += 1
-    return Built(str(path), parsed.name, "", 1, "")
+    return Built(str(path), primal_name(parsed), "", 1, "")
 
 
 def load_module(built: Built):

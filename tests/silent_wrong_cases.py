@@ -193,6 +193,11 @@ def views_of_written_arrays(a, m):
     return s
 
 
+def norm(x):
+    # Named as a runtime helper generated code calls (np.linalg.norm is spelled norm there).
+    return np.linalg.norm(x) ** 3 + np.dot(x, x)
+
+
 # Refused with the line rather than differentiated wrongly: an int-indexed row is a view
 # (the write would be lost), a tuple has no run-time index, Numba gathers with 1-D arrays.
 
@@ -238,6 +243,7 @@ CASES = [
     (scatter_overwrites_what_is_read, (RNG.random(4), np.array([3, 0, 3]), 0.9), (0, 2)),
     (regions_of_two_ranks, (0.3, RNG.random(3), RNG.random((3, 3))), (0, 1, 2)),
     (views_of_written_arrays, (RNG.random(4), RNG.random((2, 2))), (0, 1)),
+    (norm, (RNG.random(3),), (0,)),
     (gather_scatter_rows, (RNG.random((3, 3)), np.array([2, 0, 2]), 0.7), (0, 2)),
 ]
 

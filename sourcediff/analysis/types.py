@@ -58,7 +58,7 @@ def infer_types(nf: NormalizedFunction, arg_types: tuple) -> TypeTable:
     namespace |= nf.externals
     filename = f"<sourcediff normalized {nf.name}>"
     exec(compile(source, filename, "exec"), namespace)
-    func = namespace[nf.name]
+    func = namespace[nf.node.name]  # the primal may be renamed (pipeline.primal_name)
     typing = registry.cpu_target.typing_context
     target = registry.cpu_target.target_context
     target.refresh()
