@@ -19,6 +19,8 @@ import linecache
 import os
 import re
 
+import numpy as np
+
 from . import runtime
 
 
@@ -108,6 +110,17 @@ def function_source(node: ast.FunctionDef, comments: bool = True) -> tuple[str, 
     return "\n".join(emitter.lines) + "\n", emitter.origins
 
 
+def constant_text(value) -> str:
+    """``value`` as exact Python source (an array from its bytes, so nothing is rounded)."""
+    if isinstance(value, np.ndarray):
+        data = np.ascontiguousarray(value)
+        return (
+            f'np.frombuffer(bytes.fromhex("{data.tobytes().hex()}"), np.{data.dtype.name})'
+            f".reshape({data.shape}).copy()"
+        )
+    return repr(value)
+
+
 def module_source(header: str, constants: dict[str, object], functions: list[str]) -> str:
     """A whole generated module: docstring header, imports, constants, functions."""
     parts = ['"""' + header.strip() + '\n"""', "", "import math", "", "import numpy as np", ""]
@@ -124,7 +137,7 @@ def module_source(header: str, constants: dict[str, object], functions: list[str
             f'ARRAY_{dtype}_{ndim}D_{layout} = types.Array(types.{dtype}, {ndim}, "{layout}")'
         )
     for name in sorted(constants):
-        parts.append(f"{name} = {constants[name]!r}")
+        parts.append(f"{name} = {constant_text(constants[name])}")
     for source in functions:
         parts += ["", "", source.rstrip("\n")]
     return "\n".join(parts).rstrip("\n") + "\n"

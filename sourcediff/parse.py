@@ -187,7 +187,7 @@ def _resolve(node: ast.Name, scope: dict, parsed: ParsedFunction, active) -> Res
             f"module '{value.__name__}' is not supported; use math or numpy",
             UnsupportedCallError,
         )
-    if isinstance(value, CONSTANT_TYPES):
+    if isinstance(value, CONSTANT_TYPES) or _is_constant_array(value):
         return Resolved("constant", value=value)
     if isinstance(value, (CustomVJP, CustomJVP)):
         return Resolved("custom", value.__name__, value=value)
@@ -206,13 +206,19 @@ def _library_path(value) -> str:
     return ""
 
 
+def _is_constant_array(value) -> bool:
+    """A module-level numeric array: read as a constant (Numba freezes it), never
+    differentiated; its bytes are part of the cache key."""
+    return isinstance(value, np.ndarray) and value.dtype.kind in "biuf"
+
+
 def _resolve_helper(node, value, parsed: ParsedFunction, active) -> Resolved:
     inner = _unwrap(value)
     if isinstance(value, np.ndarray):
         raise parsed.error(
             node,
-            f"the module-level array '{node.id}' cannot be used inside a differentiated "
-            "function; pass it as an argument (it is then not differentiated unless asked)",
+            f"the module-level array '{node.id}' ({value.dtype}) cannot be used inside a "
+            "differentiated function; pass it as an argument",
             UnsupportedCallError,
         )
     if not isinstance(inner, types.FunctionType):

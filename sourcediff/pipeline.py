@@ -26,7 +26,7 @@ from .analysis.inplace import resolve_inplace_updates
 from .analysis.recompute import choose_recomputed
 from .analysis.recording import analyze_recording, reverse_reads
 from .analysis.types import TypeTable, infer_types
-from .codegen import function_source, module_source
+from .codegen import constant_text, function_source, module_source
 from .errors import SourceDiffError
 from .ir import outermost_loops
 from .normalize import NormalizedFunction, externals, normalize
@@ -137,7 +137,9 @@ def source_key(parsed: ParsedFunction, *extra: str) -> str:
     """The cache key of a derivative of ``parsed``: its whole call tree plus ``extra``."""
     parts = []
     for fn in sorted(parsed.call_tree(), key=lambda f: (f.filename, f.name)):
-        constants = sorted((k, repr(r.value)) for k, r in fn.names.items() if r.kind == "constant")
+        constants = sorted(
+            (k, constant_text(r.value)) for k, r in fn.names.items() if r.kind == "constant"
+        )
         parts += [
             fn.filename,
             fn.name,

@@ -111,6 +111,17 @@ def joins(x, A):
     return t + np.sum(h**3) + np.sum(v * v)
 
 
+WEIGHTS = np.array([0.5, -1.0, 2.0])  # a module-level constant array, read-only
+STENCIL = np.array([[0.25, 0.5], [0.5, 0.25]])
+
+
+def module_constant_arrays(x, n):
+    s = 0.0
+    for k in range(n):
+        s += np.sum(WEIGHTS * x**2) + WEIGHTS[k % 3] * x[0] + np.sum(STENCIL @ x[:2])
+    return s
+
+
 A3 = np.array([[2.0, 0.3, 0.1], [0.3, 1.5, 0.2], [0.1, 0.2, 1.8]])
 CASES = [
     (dtype_keyword, (np.linspace(0.2, 1.0, 4), 3), (0,)),
@@ -123,6 +134,7 @@ CASES = [
     (solve_in_loop, (A3.copy(), np.array([0.5, -0.2, 0.9]), 3), (0, 1)),
     (prod_with_zero, (np.array([0.5, 0.0, 2.0]),), (0,)),
     (pairwise, (np.linspace(0.2, 1.3, 4),), (0,)),
+    (module_constant_arrays, (np.array([0.3, -0.4, 0.8]), 4), (0,)),
     (joins, (np.linspace(0.2, 1.3, 3), A3.copy()), (0, 1)),
     (
         masks_and_axis_extremes,

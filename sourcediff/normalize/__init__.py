@@ -19,6 +19,7 @@ import ast
 import copy
 from dataclasses import dataclass, field
 
+from ..codegen import constant_text
 from ..errors import SourceDiffError
 from ..naming import Namer
 from ..parse import ParsedFunction
@@ -103,7 +104,9 @@ def _constants(parsed: ParsedFunction) -> dict[str, object]:
         for name, resolved in fn.names.items():
             if resolved.kind != "constant":
                 continue
-            if name in constants and constants[name] != resolved.value:
+            if name in constants and constant_text(constants[name]) != constant_text(
+                resolved.value
+            ):
                 raise SourceDiffError(
                     f"the constant '{name}' has different values in different modules of the "
                     "call tree; rename one of them",

@@ -130,7 +130,13 @@ class Flattener:
     def element(self, subscript: ast.Subscript, ctx) -> ast.Subscript:
         """``a[i, j]`` with atom indices, on a local array name."""
         base = subscript.value
-        if not (isinstance(base, ast.Name) and base.id in self.locals):
+        if self._is_constant_array(base):
+            if isinstance(ctx, ast.Store):
+                raise self.fn.error(
+                    subscript,
+                    f"the module-level array '{base.id}' is read-only here; write into a copy",
+                )
+        elif not (isinstance(base, ast.Name) and base.id in self.locals):
             raise self.fn.error(subscript, "only local arrays and arguments can be indexed")
         index = subscript.slice
         if isinstance(index, ast.Tuple):
@@ -138,6 +144,16 @@ class Flattener:
         else:
             atoms = self.index_part(index)
         return ast.Subscript(ast.Name(base.id, ast.Load()), atoms, ctx)
+
+    def _is_constant_array(self, node: ast.expr) -> bool:
+        if not isinstance(node, ast.Name) or node.id in self.locals:
+            return False
+        resolved = self.fn.names.get(node.id)
+        return (
+            resolved is not None
+            and resolved.kind == "constant"
+            and hasattr(resolved.value, "shape")
+        )
 
     def index_part(self, part: ast.expr) -> ast.expr:
         """An index atom, or a slice whose bounds are atoms."""
