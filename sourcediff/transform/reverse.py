@@ -33,6 +33,7 @@ from ..plan import Plan
 from ..verify import Instrumentation
 from .checkpoint import IterationState, checkpoint_loop, recompute_loop, without_exit
 from .cleanup import drop_dead_adjoint_stores
+from .first_writes import assign_first_contributions
 from .repeats import drop_repeated_computations
 from .simplify import simplify
 from .tape import ITEMSIZES, Tapes, is_region, placeholder
@@ -352,6 +353,7 @@ class ReverseBuilder:
         args = [ast.arg(p) for p in self.nf.params + seeds]
         fn = ast.FunctionDef(spec.name, ast.arguments([], args, None, [], [], None, []), out, [])
         drop_dead_adjoint_stores(fn, set(self.bars.values()))
+        fn.body = assign_first_contributions(fn.body, set(self.bars.values()))
         self.record_info.skipped |= {id(s) for s in write_back}
         forward = copies + prologue + fwd + write_back
         counting = counting_function(spec.counting_name, self.nf.params, forward, self.record_info)

@@ -86,8 +86,7 @@ def first_crossing_vjp(x, limit, first_crossing_bar):
     value = result
     # reverse sweep
     x_bar = 0.0
-    result_bar = 0.0
-    result_bar += first_crossing_bar
+    result_bar = first_crossing_bar
     if t4:
         # golden_functions.py:34: return -x
         x_bar -= result_bar
@@ -102,8 +101,7 @@ def first_crossing_vjp(x, limit, first_crossing_bar):
         t3 = t3_tape[t3_top]
         # golden_functions.py:31: x = x * 1.1 + 0.01 * i
         t1_bar = x_bar
-        x_bar = 0.0
-        x_bar += 1.1 * t1_bar
+        x_bar = 1.1 * t1_bar
     return (value, (x_bar, 0.0))
 
 

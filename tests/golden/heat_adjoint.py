@@ -143,10 +143,9 @@ def heat_vjp(u0, alpha, steps, heat_bar):
     t13_bar = 0.0
     t16_bar = 0.0
     t17_bar = np.zeros_like(t17)
-    t18_bar = 0.0
     u_bar = np.zeros_like(u)
     v_bar = np.zeros_like(v)
-    t18_bar += heat_bar
+    t18_bar = heat_bar
     t17_bar += t18_bar
     u_bar += sum_to(u * t17_bar, u)
     u_bar += sum_to(u * t17_bar, u)

@@ -61,20 +61,16 @@ def logistic_vjp(k, y0, n, logistic_bar):
     value = t6
     # reverse sweep
     k_bar = 0.0
-    y0_bar = 0.0
-    t6_bar = 0.0
-    y_bar = 0.0
-    t6_bar += logistic_bar
-    y_bar += y * t6_bar
+    t6_bar = logistic_bar
+    y_bar = y * t6_bar
     y_bar += y * t6_bar
     # golden_functions.py:40: for _ in range(n):
     for _ in range(n_iter - 1, -1, -1):
         # golden_functions.py:41: y = y + dt * k * y * (1.0 - y)
         t5_bar = y_bar
-        y_bar = 0.0
         y_top -= 1
         y = y_tape[y_top]
-        y_bar += t5_bar
+        y_bar = t5_bar
         t4_bar = t5_bar
         t3 = 1.0 - y
         t1 = dt * k
@@ -85,8 +81,7 @@ def logistic_vjp(k, y0, n, logistic_bar):
         t1_bar = y * t2_bar
         y_bar += t1 * t2_bar
         k_bar += dt * t1_bar
-    # golden_functions.py:38: y = y0
-    y0_bar += y_bar
+    y0_bar = y_bar
     return (value, (k_bar, y0_bar))
 
 

@@ -53,8 +53,7 @@ def mlp_loss_vjp(w1, b1, w2, x, y, mlp_loss_bar):
     t2_bar = np.zeros_like(t2)
     t3_bar = np.zeros_like(t3)
     t4_bar = np.zeros_like(t4)
-    t5_bar = 0.0
-    t5_bar += mlp_loss_bar
+    t5_bar = mlp_loss_bar
     t4_bar += t5_bar
     d_bar += sum_to(d * t4_bar, d)
     d_bar += sum_to(d * t4_bar, d)

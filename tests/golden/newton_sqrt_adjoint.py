@@ -85,22 +85,19 @@ def newton_sqrt_vjp(a, newton_sqrt_bar):
     value = x
     # reverse sweep
     a_bar = 0.0
-    t1_bar = 0.0
-    x_bar = 0.0
-    x_bar += newton_sqrt_bar
+    x_bar = newton_sqrt_bar
     for _ in range(n_iter):
         # golden_functions.py:25: x = 0.5 * (x + a / x)
         t8_bar = 0.5 * x_bar
-        x_bar = 0.0
         x_top -= 1
         x = x_tape[x_top]
-        x_bar += t8_bar
+        x_bar = t8_bar
         t7_bar = t8_bar
         t7 = a / x
         a_bar += 1.0 / x * t7_bar
         x_bar += -t7 / x * t7_bar
+    t1_bar = x_bar
     # golden_functions.py:23: x = a if a > 1.0 else 1.0
-    t1_bar += x_bar
     if t2:
         a_bar += t1_bar
     return (value, (a_bar,))

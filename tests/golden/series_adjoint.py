@@ -85,15 +85,13 @@ def series_vjp(x, y, n, series_bar):
     # reverse sweep
     x_bar = 0.0
     y_bar = 0.0
-    s_bar = 0.0
-    s_bar += series_bar
+    s_bar = series_bar
     for i in range(n_i - 1, -1, -1):
         # golden_functions.py:15: if s < 3.0:
         if t1:
             # golden_functions.py:16: s += math.sin(x * i) * y
             t5_bar = s_bar
-            s_bar = 0.0
-            s_bar += t5_bar
+            s_bar = t5_bar
             t4_bar = t5_bar
             t3_bar = y * t4_bar
             y_bar += t3 * t4_bar
@@ -106,7 +104,6 @@ def series_vjp(x, y, n, series_bar):
             # golden_functions.py:18: s = s * 0.5 + helper(x, y)
             t6_bar = s_bar
             t7_bar = s_bar
-            s_bar = 0.0
             t10_bar = t7_bar
             # golden_functions.py:9: return x * y + math.cos(y)
             t8_bar = t10_bar
@@ -114,8 +111,7 @@ def series_vjp(x, y, n, series_bar):
             y_bar += -math.sin(y) * t9_bar
             x_bar += y * t8_bar
             y_bar += x * t8_bar
-            # golden_functions.py:18: s = s * 0.5 + helper(x, y)
-            s_bar += 0.5 * t6_bar
+            s_bar = 0.5 * t6_bar
         t1_top -= 1
         t1 = t1_tape[t1_top]
     return (value, (x_bar, y_bar))
