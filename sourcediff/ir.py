@@ -74,3 +74,8 @@ def is_self_copy(stmt: ast.stmt) -> bool:
         and isinstance(stmt.value, ast.Name)
         and stmt.value.id == stmt.targets[0].id
     )
+
+
+def block_source(stmts: list[ast.stmt]) -> str:
+    """Python source of a statement list (for before/after examples in the passes' doctests)."""
+    return ast.unparse(ast.Module(body=list(stmts), type_ignores=[]))

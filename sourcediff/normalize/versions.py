@@ -1,4 +1,4 @@
-"""Give each top-level redefinition of a variable its own name (straight-line SSA).
+r"""Give each top-level redefinition of a variable its own name (straight-line SSA).
 
 In straight-line code a variable overwritten later would otherwise have to
 be saved for the reverse sweep; naming each value separately means nothing is
@@ -9,6 +9,15 @@ so loop-carried and branch-merged variables keep one name::
     t1 = a * b        ->       t1 = a * b
     a = t1                     a_1 = t1
     t2 = a + y                 t2 = a_1 + y
+
+    >>> from sourcediff.ir import block_source
+    >>> node = ast.parse("def f(x, y, b):\n a = x * y\n t1 = a * b\n a = t1\n t2 = a + y").body[0]
+    >>> version_straight_line(node, Namer.for_tree(node))
+    >>> print(block_source(node.body))
+    a = x * y
+    t1 = a * b
+    a_1 = t1
+    t2 = a_1 + y
 """
 
 from __future__ import annotations

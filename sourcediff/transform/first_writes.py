@@ -1,4 +1,4 @@
-"""Assign a scalar adjoint at its first contribution instead of zeroing it first.
+r"""Assign a scalar adjoint at its first contribution instead of zeroing it first.
 
 The reverse sweep zeroes each adjoint before contributions accumulate into it.
 When, in one straight-line run, nothing reads or writes a zeroed scalar adjoint
@@ -11,6 +11,12 @@ zeroing: assigning would make the adjoint share memory with ``e``::
     t6_bar += logistic_bar               y_bar += y * t6_bar
     y_bar += y * t6_bar
     y_bar += y * t6_bar
+
+    >>> from sourcediff.ir import block_source
+    >>> before = ast.parse("t6_bar = 0.0\ny_bar = 0.0\nt6_bar += g\ny_bar += y * t6_bar").body
+    >>> print(block_source(assign_first_contributions(before, {"t6_bar", "y_bar"})))
+    t6_bar = g
+    y_bar = y * t6_bar
 """
 
 from __future__ import annotations

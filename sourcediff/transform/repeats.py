@@ -1,4 +1,4 @@
-"""Drop a recomputation the reverse sweep already made, while its operands are unchanged.
+r"""Drop a recomputation the reverse sweep already made, while its operands are unchanged.
 
 Temporaries cheap enough to recompute (``t1 = dt * k``) are re-run before each
 adjoint statement that reads them; two adjoints of one iteration then re-run the
@@ -12,6 +12,13 @@ into since)::
     t2_bar = t3 * t4_bar   t2_bar = t3 * t4_bar
     t1 = dt * k      ->    t1_bar = y * t2_bar
     t1_bar = y * t2_bar
+
+    >>> from sourcediff.ir import block_source
+    >>> before = ast.parse("t1 = dt * k\na = t1 * g\nt1 = dt * k\nb = t1 * a").body
+    >>> print(block_source(drop_repeated_computations(before)))
+    t1 = dt * k
+    a = t1 * g
+    b = t1 * a
 """
 
 from __future__ import annotations

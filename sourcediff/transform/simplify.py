@@ -4,6 +4,9 @@ Folds what the rule templates produce around constants: ``1 * g`` -> ``g``,
 ``-1 * g`` -> ``-g``, ``2 - 1`` -> ``1``, ``x ** 1`` -> ``x``, ``0 + n`` -> ``n``,
 ``not not c`` -> ``c``. It never reorders floating-point operations on
 variables, so results are bit-for-bit those of the unsimplified code.
+
+    >>> ast.unparse(simplify(ast.parse("1 * (-1 * g) + x ** 1", mode="eval").body))
+    '-g + x'
 """
 
 from __future__ import annotations
