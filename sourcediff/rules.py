@@ -315,6 +315,24 @@ def _array_rows() -> list[Rule]:
         )
     )
     rows.append(
+        Rule(
+            "np.trace",
+            ("A",),
+            ("1",),
+            adjoints=("g * np.eye(A.shape[0], A.shape[1])",),
+            tangents=("np.trace(tangent)",),
+        )
+    )
+    rows.append(
+        Rule(
+            "np.diff",
+            ("x",),
+            ("1",),
+            adjoints=("diff_adjoint(g, x)",),
+            tangents=("np.diff(tangent)",),
+        )
+    )
+    rows.append(
         Rule("np.flip", ("x",), ("1",), adjoints=("np.flip(g)",), tangents=("np.flip(tangent)",))
     )
     extreme = ("first_extreme_mask(x, out) * g",)
@@ -447,7 +465,7 @@ TABLE: dict[str, Rule] = {
 TEMPLATE_MODULES = {"math", "np"}
 TEMPLATE_FUNCTIONS = {"dot", "dot_adjoint_left", "dot_adjoint_right", "first_extreme_mask"}
 TEMPLATE_FUNCTIONS |= {"digamma", "prod_adjoint", "linalg_solve", "linalg_inv", "linalg_det"}
-TEMPLATE_FUNCTIONS |= {"extreme_mask_along"}
+TEMPLATE_FUNCTIONS |= {"extreme_mask_along", "diff_adjoint"}
 
 
 def template_errors(rule: Rule) -> list[str]:

@@ -21,6 +21,7 @@ from numba.extending import overload
 from . import special
 from .products import dot, dot_adjoint_left, dot_adjoint_right  # noqa: F401 - generated code
 from .special import (  # noqa: F401 - for generated code
+    diff_adjoint,
     digamma,
     extreme_mask_along,
     linalg_det,

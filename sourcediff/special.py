@@ -175,5 +175,28 @@ def _extreme_mask_along(x, extreme, axis):
     return impl
 
 
-HELPERS = ("digamma", "prod_adjoint", "linalg_solve", "linalg_inv", "linalg_det")
+def diff_adjoint(g, x):
+    """The adjoint of ``np.diff(x)`` (along the last axis): ``g`` pushed back on both ends."""
+    out = np.zeros(x.shape)
+    out[..., 1:] += g
+    out[..., :-1] -= g
+    return out
+
+
+@overload(diff_adjoint)
+def _diff_adjoint(g, x):
+    def impl(g, x):
+        out = np.zeros(x.shape)
+        flat_out = out.reshape((-1, x.shape[-1]))
+        flat_g = np.ascontiguousarray(g).reshape((-1, g.shape[-1]))
+        for row in range(flat_g.shape[0]):
+            for k in range(flat_g.shape[1]):
+                flat_out[row, k + 1] += flat_g[row, k]
+                flat_out[row, k] -= flat_g[row, k]
+        return out
+
+    return impl
+
+
+HELPERS = ("digamma", "prod_adjoint", "linalg_solve", "linalg_inv", "linalg_det", "diff_adjoint")
 HELPERS += ("max_along", "min_along", "extreme_mask_along")

@@ -40,7 +40,13 @@ def gmm_like(x, alphas):
 
 def moments(x):
     z = (x - np.mean(x)) / np.std(x)
-    return np.var(z * x) + np.sum(np.square(np.flip(z)) * x)
+    d = np.diff(x * z)
+    return np.var(z * x) + np.sum(np.square(np.flip(z)) * x) + np.sum(d * d)
+
+
+def trace_and_diff_2d(A):
+    D = np.diff(A * A)
+    return np.trace(A @ A) + np.sum(D * D) + np.trace(A[:, :2])
 
 
 def ufunc_spellings(x, y):
@@ -134,6 +140,7 @@ CASES = [
     (solve_in_loop, (A3.copy(), np.array([0.5, -0.2, 0.9]), 3), (0, 1)),
     (prod_with_zero, (np.array([0.5, 0.0, 2.0]),), (0,)),
     (pairwise, (np.linspace(0.2, 1.3, 4),), (0,)),
+    (trace_and_diff_2d, (A3.copy(),), (0,)),
     (module_constant_arrays, (np.array([0.3, -0.4, 0.8]), 4), (0,)),
     (joins, (np.linspace(0.2, 1.3, 3), A3.copy()), (0, 1)),
     (
