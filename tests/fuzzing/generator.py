@@ -65,6 +65,8 @@ REDUCTIONS = [
     ("np.sum(m[:, 1].copy() * {a})", "method_on_expression"),
     ("np.sum(np.concatenate(({a}, {b}[:2])) ** 2)", "concatenate"),
     ("np.sum(np.stack(({a}, {b}), axis=1) * m[:, :2])", "stack"),
+    ("np.sum(np.diff({a}) ** 2) + np.trace(m) * {b}[0]", "diff_trace"),
+    ("np.sum(np.max(m, axis=0) * {a}) + np.sum({b}[{b} > 0.0])", "max_axis_mask"),
 ]
 # Integer index arrays with repeated indices: gathers accumulate, scatters' last write wins.
 INDEX_ARRAYS = ["np.arange(4) // 2", "3 - np.arange(4)", "(np.arange(4) * 2) % 3"]
