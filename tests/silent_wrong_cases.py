@@ -198,6 +198,15 @@ def norm(x):
     return np.linalg.norm(x) ** 3 + np.dot(x, x)
 
 
+def recomputed_chain_overwritten(x0, x1, n):
+    # t10 = x0 / t9 and t11 = 1 + t10 are recomputed in the reverse sweep, where the
+    # adjoint of x0 = s2 / t11 runs before x0's old value is restored (fuzz seed 106046).
+    s2 = 0.7 * x1
+    for _ in range(n):
+        x0 = s2 / (1.0 + x0 / (1.0 + x1**2) ** 2)
+    return x0
+
+
 # Refused with the line rather than differentiated wrongly: an int-indexed row is a view
 # (the write would be lost), a tuple has no run-time index, Numba gathers with 1-D arrays.
 
@@ -244,6 +253,7 @@ CASES = [
     (regions_of_two_ranks, (0.3, RNG.random(3), RNG.random((3, 3))), (0, 1, 2)),
     (views_of_written_arrays, (RNG.random(4), RNG.random((2, 2))), (0, 1)),
     (norm, (RNG.random(3),), (0,)),
+    (recomputed_chain_overwritten, (0.3, 0.6, 3), (0, 1)),
     (gather_scatter_rows, (RNG.random((3, 3)), np.array([2, 0, 2]), 0.7), (0, 2)),
 ]
 

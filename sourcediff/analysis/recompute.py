@@ -33,6 +33,7 @@ def choose_recomputed(node: ast.FunctionDef, temps: set[str], active: set[str], 
     reads = _reads_by_statement(node, active, reads_of)
     needed = set().union(*reads.values()) if reads else set()
     candidates: dict[str, ast.Assign] = {}
+    positions: dict[str, tuple[list, int]] = {}
     in_loops = _assigned_in_loops(node.body, False) - _loop_targets(node)
     read_only = _read_only_arrays(node)
     for block in _blocks(node.body):
@@ -41,6 +42,24 @@ def choose_recomputed(node: ast.FunctionDef, temps: set[str], active: set[str], 
             if target in temps and target in needed and _cheap(stmt, read_only):
                 if _stable_until_last_use(block, index, target, reads):
                     candidates[target] = stmt
+                    positions[target] = (block, index)
+    while True:
+        chosen = _closure(candidates, in_loops, needed)
+        # Recomputing t re-runs the temporaries it reads too: their operands must also be
+        # unchanged up to t's last use (t11 = 1 + t10; t10 = x0 / t9; x0 = s2 / t11).
+        unstable = [
+            name
+            for name in chosen
+            if not _stable_until_last_use(*positions[name], name, reads, _leaves(name, chosen))
+        ]
+        if not unstable:
+            return chosen
+        for name in unstable:
+            del candidates[name]
+
+
+def _closure(candidates: dict, in_loops: set[str], needed: set[str]) -> dict[str, ast.Assign]:
+    """The candidates whose operands are all free to read (a fixpoint)."""
     chosen: dict[str, ast.Assign] = {}
     changed = True
     while changed:
@@ -52,6 +71,19 @@ def choose_recomputed(node: ast.FunctionDef, temps: set[str], active: set[str], 
                 chosen[name] = stmt
                 changed = True
     return chosen
+
+
+def _leaves(name: str, chosen: dict[str, ast.Assign]) -> set[str]:
+    """The variables recomputing ``name`` reads, through the recomputed temporaries."""
+    leaves, stack, seen = set(), [name], set()
+    while stack:
+        for operand in _operand_names(chosen[stack.pop()]):
+            if operand in chosen and operand not in seen:
+                seen.add(operand)
+                stack.append(operand)
+            elif operand not in chosen:
+                leaves.add(operand)
+    return leaves
 
 
 def _free(name: str, in_loops: set[str], needed: set[str], chosen, candidates) -> bool:
@@ -102,9 +134,10 @@ def _operand_names(stmt: ast.Assign) -> list[str]:
     return sorted(names_read(stmt.value))
 
 
-def _stable_until_last_use(block, index: int, target: str, reads) -> bool:
-    """Every reader of ``target`` is later in ``block``; operands unchanged up to it."""
-    operands = set(_operand_names(block[index]))
+def _stable_until_last_use(block, index: int, target: str, reads, operands=None) -> bool:
+    """Every reader of ``target`` is later in ``block``; ``operands`` (by default those of
+    its definition) unchanged up to it, that reader included."""
+    operands = set(_operand_names(block[index])) if operands is None else operands
     last_use = None
     for later in range(index, len(block)):
         stmt = block[later]

@@ -1,6 +1,9 @@
 """Shrink a failing generated program to a minimal one that fails the same way.
 
-    python -m tests.fuzzing.shrink SEED [--policy store] [--jit]
+    python -m tests.fuzzing.shrink SEED [--policy store] [--jit] [--file FAILURE.py]
+
+``--file`` shrinks a failure a campaign wrote (``--out``) instead of regenerating
+``SEED``'s program, which a later generator may no longer produce.
 
 Greedy: drop one statement of ``f`` at a time (a compound statement with its
 body, or just its ``else``), keep the drop when the program still parses, its
@@ -90,11 +93,13 @@ def main(argv=None) -> int:
     parser.add_argument("seed", type=int)
     parser.add_argument("--policy", default="store")
     parser.add_argument("--jit", action=argparse.BooleanOptionalAction, default=False)
+    parser.add_argument("--file", type=Path, default=None)
     options = parser.parse_args(argv)
     if not options.jit:
         os.environ["SOURCEDIFF_VERIFY"] = "1"
     policy = next(p for p in policies() if str(p) == options.policy)
-    print(shrink(generate(options.seed).source, options.seed, policy, options.jit))
+    source = options.file.read_text() if options.file else generate(options.seed).source
+    print(shrink(source, options.seed, policy, options.jit))
     return 0
 
 
