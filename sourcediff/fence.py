@@ -83,6 +83,14 @@ def check(node: ast.FunctionDef, filename: str) -> None:
         if arrays.is_new_axis(part)
     }
     for sub in ast.walk(node):
+        if isinstance(sub, ast.Subscript) and isinstance(sub.slice, ast.Constant):
+            if isinstance(sub.slice.value, str):
+                raise fn.error(
+                    sub,
+                    f"indexing with a string ({ast.unparse(sub)}: a dict of parameters?) is not "
+                    "supported; pass the arrays and numbers as separate arguments",
+                )
+    for sub in ast.walk(node):
         if sub is not node and id(sub) not in new_axes:
             _check_node(fn, sub)
 
