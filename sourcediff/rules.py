@@ -22,432 +22,41 @@ import contextlib
 import contextvars
 import copy
 import functools
-from dataclasses import dataclass
 
-LN2 = "0.6931471805599453"
-WHERE_SIGN_ARRAY = "np.where(x >= 0, 1.0, -1.0)"
-LN10 = "2.302585092994046"
-TWO_OVER_SQRT_PI = "1.1283791670955126"
-
-
-@dataclass(frozen=True)
-class Rule:
-    """Partial derivatives of one primitive: ``partials[k]`` is d out / d ``params[k]``.
-
-    ``adjoints``, when given, replaces ``partial * g`` for functions whose
-    adjoint is not a product, such as reductions: ``np.sum(x)`` has adjoint
-    ``g`` (broadcast back over ``x``); ``tangents`` then gives forward mode's
-    contribution of each argument in terms of its tangent ``tangent``.
-    ``min_args`` allows trailing optional parameters (array constructors).
-    """
-
-    name: str
-    params: tuple[str, ...]
-    partials: tuple[str | None, ...]
-    adjoints: tuple[str | None, ...] | None = None
-    tangents: tuple[str | None, ...] | None = None
-    array_partials: tuple[str | None, ...] | None = None
-    min_args: int = -1
-    # User rules (sourcediff.custom): why a mode cannot use the row, when it cannot.
-    forward_refusal: str = ""
-    scalar_adjoints_only: str = ""
-
-    def partials_for(self, array_result: bool) -> tuple[str | None, ...]:
-        """The partials to use: array-safe ones (no ``if``) when the result is an array."""
-        return self.array_partials if array_result and self.array_partials else self.partials
-
-    def __post_init__(self):
-        if self.min_args < 0:
-            object.__setattr__(self, "min_args", len(self.params))
-
-    @property
-    def differentiable(self) -> bool:
-        """Whether any argument can carry a derivative to the result."""
-        return any(p is not None for p in self.partials)
-
-
-def _row(name: str, params: str, *partials: str | None) -> Rule:
-    return Rule(name, tuple(params.split()), partials)
-
-
-_UNARY_MATH = {
-    "sin": "math.cos(x)",
-    "cos": "-math.sin(x)",
-    "tan": "1.0 + out * out",
-    "asin": "1.0 / math.sqrt(1.0 - x * x)",
-    "acos": "-1.0 / math.sqrt(1.0 - x * x)",
-    "atan": "1.0 / (1.0 + x * x)",
-    "sinh": "math.cosh(x)",
-    "cosh": "math.sinh(x)",
-    "tanh": "1.0 - out * out",
-    "exp": "out",
-    "expm1": "out + 1.0",
-    "log": "1.0 / x",
-    "log1p": "1.0 / (1.0 + x)",
-    "log2": f"1.0 / (x * {LN2})",
-    "log10": f"1.0 / (x * {LN10})",
-    "sqrt": "0.5 / out",
-    "erf": f"{TWO_OVER_SQRT_PI} * math.exp(-x * x)",
-    "erfc": f"-{TWO_OVER_SQRT_PI} * math.exp(-x * x)",
-    "fabs": "1.0 if x >= 0 else -1.0",
-    "floor": None,
-    "ceil": None,
-    "trunc": None,
-}
-
-POW_X = "y * x ** (y - 1)"
-POW_Y = "out * math.log(x) if x > 0 else 0.0"
-POW_Y_ARRAY = "np.where(x > 0, out * np.log(np.where(x > 0, x, 1.0)), 0.0)"
+from .rule import POW_X, POW_Y, POW_Y_ARRAY, UNARY_MATH, WHERE_SIGN, Rule, row
+from .rules_numpy import array_rows, numpy_rows
 
 ROWS = [
     # Operators, named by their Python spelling.
-    _row("+", "a b", "1", "1"),
-    _row("-", "a b", "1", "-1"),
-    _row("*", "a b", "b", "a"),
-    _row("/", "a b", "1.0 / b", "-out / b"),
+    row("+", "a b", "1", "1"),
+    row("-", "a b", "1", "-1"),
+    row("*", "a b", "b", "a"),
+    row("/", "a b", "1.0 / b", "-out / b"),
     Rule("**", ("x", "y"), (POW_X, POW_Y), array_partials=(POW_X, POW_Y_ARRAY)),
     Rule("%", ("a", "b"), ("1", "-math.floor(a / b)"), array_partials=("1", "-np.floor(a / b)")),
-    _row("//", "a b", None, None),
-    _row("neg", "x", "-1"),
-    _row("not", "x", None),
-    *[_row(op, "a b", None, None) for op in ("<", "<=", ">", ">=", "==", "!=")],
+    row("//", "a b", None, None),
+    row("neg", "x", "-1"),
+    row("not", "x", None),
+    *[row(op, "a b", None, None) for op in ("<", "<=", ">", ">=", "==", "!=")],
     # Builtins.
-    Rule("abs", ("x",), ("1.0 if x >= 0 else -1.0",), array_partials=(WHERE_SIGN_ARRAY,)),
-    _row("min", "a b", "1.0 if a <= b else 0.0", "0.0 if a <= b else 1.0"),
-    _row("max", "a b", "1.0 if a >= b else 0.0", "0.0 if a >= b else 1.0"),
-    _row("float", "x", "1"),
-    _row("int", "x", None),
-    _row("bool", "x", None),
-    _row("round", "x", None),
-    _row("len", "x", None),
+    Rule("abs", ("x",), ("1.0 if x >= 0 else -1.0",), array_partials=(WHERE_SIGN,)),
+    row("min", "a b", "1.0 if a <= b else 0.0", "0.0 if a <= b else 1.0"),
+    row("max", "a b", "1.0 if a >= b else 0.0", "0.0 if a >= b else 1.0"),
+    row("float", "x", "1"),
+    row("int", "x", None),
+    row("bool", "x", None),
+    row("round", "x", None),
+    row("len", "x", None),
     Rule("range", ("a", "b", "c"), (None, None, None), min_args=1),
     # The math module.
-    *[_row(f"math.{name}", "x", d) for name, d in _UNARY_MATH.items()],
-    _row("math.lgamma", "x", "digamma(x)"),
-    _row("math.gamma", "x", "out * digamma(x)"),
-    _row("math.atan2", "y x", "x / (x * x + y * y)", "-y / (x * x + y * y)"),
-    _row("math.hypot", "x y", "x / out if out > 0 else 0.0", "y / out if out > 0 else 0.0"),
-    _row("math.pow", "x y", POW_X, POW_Y),
-    _row("math.copysign", "x y", "math.copysign(1.0, x) * math.copysign(1.0, y)", None),
+    *[row(f"math.{name}", "x", d) for name, d in UNARY_MATH.items()],
+    row("math.lgamma", "x", "digamma(x)"),
+    row("math.gamma", "x", "out * digamma(x)"),
+    row("math.atan2", "y x", "x / (x * x + y * y)", "-y / (x * x + y * y)"),
+    row("math.hypot", "x y", "x / out if out > 0 else 0.0", "y / out if out > 0 else 0.0"),
+    row("math.pow", "x y", POW_X, POW_Y),
+    row("math.copysign", "x y", "math.copysign(1.0, x) * math.copysign(1.0, y)", None),
 ]
-
-
-def _numpy_template(partial: str | None) -> str | None:
-    return partial.replace("math.", "np.") if partial else partial
-
-
-WHERE_SIGN = "np.where(x >= 0, 1.0, -1.0)"
-
-
-def _numpy_rows() -> list[Rule]:
-    """NumPy functions, on scalars and (elementwise) on arrays."""
-    rows = []
-    names = {name: name for name in _UNARY_MATH if name not in ("erf", "erfc", "fabs")}
-    names |= {"arcsin": "asin", "arccos": "acos", "arctan": "atan"}
-    names.pop("asin"), names.pop("acos"), names.pop("atan")
-    for np_name, math_name in names.items():
-        rows.append(_row(f"np.{np_name}", "x", _numpy_template(_UNARY_MATH[math_name])))
-    for np_name in ("abs", "absolute", "fabs"):
-        rows.append(
-            Rule(f"np.{np_name}", ("x",), (_UNARY_MATH["fabs"],), array_partials=(WHERE_SIGN,))
-        )
-    rows.append(_row("np.arctan2", "y x", "x / (x * x + y * y)", "-y / (x * x + y * y)"))
-    rows.append(_row("np.square", "x", "2.0 * x"))
-    rows.append(_row("np.negative", "x", "-1"))
-    # NumPy's spellings of the arithmetic operators: the same rows as + - * /.
-    rows.append(_row("np.add", "a b", "1", "1"))
-    rows.append(_row("np.subtract", "a b", "1", "-1"))
-    rows.append(_row("np.multiply", "a b", "b", "a"))
-    for name in ("divide", "true_divide"):
-        rows.append(_row(f"np.{name}", "a b", "1.0 / b", "-out / b"))
-    rows.append(
-        Rule(
-            "np.hypot",
-            ("x", "y"),
-            ("x / out if out > 0 else 0.0", "y / out if out > 0 else 0.0"),
-            array_partials=("np.where(out > 0, x / out, 0.0)", "np.where(out > 0, y / out, 0.0)"),
-        )
-    )
-    rows.append(Rule("np.power", ("x", "y"), (POW_X, POW_Y), array_partials=(POW_X, POW_Y_ARRAY)))
-    rows.append(
-        Rule(
-            "np.maximum",
-            ("a", "b"),
-            ("1.0 if a >= b else 0.0", "0.0 if a >= b else 1.0"),
-            array_partials=("np.where(a >= b, 1.0, 0.0)", "np.where(a >= b, 0.0, 1.0)"),
-        )
-    )
-    rows.append(
-        Rule(
-            "np.minimum",
-            ("a", "b"),
-            ("1.0 if a <= b else 0.0", "0.0 if a <= b else 1.0"),
-            array_partials=("np.where(a <= b, 1.0, 0.0)", "np.where(a <= b, 0.0, 1.0)"),
-        )
-    )
-    rows.append(
-        Rule(
-            "np.where",
-            ("c", "a", "b"),
-            (None, "1.0 if c else 0.0", "0.0 if c else 1.0"),
-            array_partials=(None, "np.where(c, 1.0, 0.0)", "np.where(c, 0.0, 1.0)"),
-        )
-    )
-    rows.append(
-        Rule(
-            "np.clip",
-            ("x", "lo", "hi"),
-            (
-                "1.0 if lo <= x <= hi else 0.0",
-                "1.0 if x < lo else 0.0",
-                "1.0 if x > hi else 0.0",
-            ),
-            array_partials=(
-                "np.where((x >= lo) & (x <= hi), 1.0, 0.0)",
-                "np.where(x < lo, 1.0, 0.0)",
-                "np.where(x > hi, 1.0, 0.0)",
-            ),
-        )
-    )
-    for name in ("floor", "ceil", "trunc", "round", "sign", "logical_not", "isnan", "isfinite"):
-        rows.append(_row(f"np.{name}", "x", None))
-    for name in ("logical_and", "logical_or", "logical_xor"):
-        rows.append(_row(f"np.{name}", "a b", None, None))
-    return rows
-
-
-def _array_rows() -> list[Rule]:
-    """Array constructors (fresh, no derivative) and whole-array functions."""
-    fresh = [
-        "zeros",
-        "ones",
-        "empty",
-        "zeros_like",
-        "ones_like",
-        "empty_like",
-    ]
-    fresh += ["eye", "identity"]
-    rows = [Rule(f"np.{name}", ("a", "dtype"), (None, None), min_args=1) for name in fresh]
-    # np.arange(start, stop, step) (flatten always passes all three): start + k * step.
-    rows.append(
-        Rule(
-            "np.arange",
-            ("start", "stop", "step"),
-            ("1", None, "1"),
-            adjoints=("np.sum(g)", None, "np.sum(g * np.arange(0, out.size, 1))"),
-            tangents=("tangent + 0.0 * out", None, "tangent * np.arange(0, out.size, 1)"),
-        )
-    )
-    # np.linspace(a, b, n): a + (b - a) * k / (n - 1).
-    rows.append(
-        Rule(
-            "np.linspace",
-            ("a", "b", "n"),
-            ("1", "1", None),
-            adjoints=(
-                "np.sum(g * (1.0 - np.linspace(0.0, 1.0, out.size)))",
-                "np.sum(g * np.linspace(0.0, 1.0, out.size))",
-                None,
-            ),
-            tangents=(
-                "tangent * (1.0 - np.linspace(0.0, 1.0, out.size))",
-                "tangent * np.linspace(0.0, 1.0, out.size)",
-                None,
-            ),
-        )
-    )
-    rows.append(
-        Rule(
-            "np.full",
-            ("shape", "v", "dtype"),
-            (None, "1", None),
-            adjoints=(None, "np.sum(g)", None),
-            tangents=(None, "np.full(shape, tangent)", None),
-            min_args=2,
-        )
-    )
-    rows.append(Rule("np.copy", ("x",), ("1",)))
-    rows.append(
-        Rule(
-            "np.sum",
-            ("x", "axis"),
-            ("1", None),
-            adjoints=(SUM_ADJOINT, None),
-            tangents=("np.sum(tangent) if axis is None else np.sum(tangent, axis=axis)", None),
-            min_args=1,
-        )
-    )
-    rows.append(
-        Rule(
-            "np.mean",
-            ("x", "axis"),
-            ("1", None),
-            adjoints=(MEAN_ADJOINT, None),
-            tangents=("np.mean(tangent)", None),
-            min_args=1,
-        )
-    )
-    rows.append(
-        Rule(
-            "np.prod",
-            ("x",),
-            ("1",),
-            adjoints=("prod_adjoint(x, g)",),  # exact where elements are 0
-            tangents=("np.sum(prod_adjoint(x, 1.0) * tangent)",),
-        )
-    )
-    rows.append(
-        Rule(
-            "np.var",
-            ("x",),
-            ("1",),
-            adjoints=("2.0 * (x - np.mean(x)) / x.size * g",),
-            tangents=("2.0 * np.sum((x - np.mean(x)) * tangent) / x.size",),
-        )
-    )
-    rows.append(
-        Rule(
-            "np.std",
-            ("x",),
-            ("1",),
-            adjoints=("(x - np.mean(x)) / (x.size * out) * g if out > 0 else 0.0 * x",),
-            tangents=("np.sum((x - np.mean(x)) * tangent) / (x.size * out) if out > 0 else 0.0",),
-        )
-    )
-    rows.append(
-        Rule(
-            "np.trace",
-            ("A",),
-            ("1",),
-            adjoints=("g * np.eye(A.shape[0], A.shape[1])",),
-            tangents=("np.trace(tangent)",),
-        )
-    )
-    rows.append(
-        Rule(
-            "np.diff",
-            ("x",),
-            ("1",),
-            adjoints=("diff_adjoint(g, x)",),
-            tangents=("np.diff(tangent)",),
-        )
-    )
-    rows.append(
-        Rule("np.flip", ("x",), ("1",), adjoints=("np.flip(g)",), tangents=("np.flip(tangent)",))
-    )
-    extreme = ("first_extreme_mask(x, out) * g",)
-    extreme_tangent = ("np.sum(first_extreme_mask(x, out) * tangent)",)
-    rows.append(Rule("np.max", ("x",), ("1",), adjoints=extreme, tangents=extreme_tangent))
-    rows.append(Rule("np.min", ("x",), ("1",), adjoints=extreme, tangents=extreme_tangent))
-    # np.max(x, axis=k), spelled max_along(x, k): Numba has no axis= for np.max.
-    along = ("extreme_mask_along(x, out, axis) * np.expand_dims(g, axis)", None)
-    along_tangent = ("np.sum(extreme_mask_along(x, out, axis) * tangent, axis=axis)", None)
-    for name in ("max_along", "min_along"):
-        rows.append(Rule(name, ("x", "axis"), ("1", None), along, along_tangent))
-    rows.append(
-        Rule(
-            "np.cumsum",
-            ("x",),
-            ("1",),
-            adjoints=("np.cumsum(g[::-1])[::-1]",),
-            tangents=("np.cumsum(tangent)",),
-        )
-    )
-    rows.append(
-        Rule(
-            "dot",
-            ("a", "b"),
-            ("1", "1"),
-            adjoints=(DOT_LEFT, DOT_RIGHT),
-            tangents=("dot(tangent, b)", "dot(a, tangent)"),
-        )
-    )
-    rows.append(
-        Rule(
-            "np.outer",
-            ("a", "b"),
-            ("1", "1"),
-            adjoints=("dot(g, b)", "dot(a, g)"),
-            tangents=("np.outer(tangent, b)", "np.outer(a, tangent)"),
-        )
-    )
-    rows.append(
-        Rule(
-            "norm",
-            ("x",),
-            ("1",),
-            adjoints=("x / out * g if out > 0 else 0.0 * x",),
-            tangents=("np.sum(x * tangent) / out if out > 0 else 0.0",),
-        )
-    )
-    rows += _linalg_rows()
-    rows.append(
-        Rule(
-            "np.transpose",
-            ("x",),
-            ("1",),
-            adjoints=("np.transpose(g)",),
-            tangents=("np.transpose(tangent)",),
-        )
-    )
-    rows.append(
-        Rule(
-            "np.expand_dims",
-            ("x", "axis"),
-            ("1", None),
-            adjoints=(RESHAPE_BACK, None),
-            tangents=("np.expand_dims(tangent, axis)", None),
-        )
-    )
-    rows.append(
-        Rule("np.ravel", ("x",), ("1",), adjoints=(RESHAPE_BACK,), tangents=("np.ravel(tangent)",))
-    )
-    rows.append(
-        Rule(
-            "np.reshape",
-            ("x", "shape"),
-            ("1", None),
-            adjoints=(RESHAPE_BACK, None),
-            tangents=("np.reshape(np.ascontiguousarray(tangent), shape)", None),
-        )
-    )
-    return rows
-
-
-def _linalg_rows() -> list[Rule]:
-    """Linear algebra (LAPACK through NumPy, SciPy's under Numba): X = solve(A, B) has
-    B_bar = solve(A.T, G) and A_bar = -B_bar X.T; inv and det by the inverse transpose."""
-    solved = "linalg_solve(np.transpose(A), g)"
-    return [
-        Rule(
-            "linalg_solve",
-            ("A", "B"),
-            ("1", "1"),
-            adjoints=(f"-dot_adjoint_left({solved}, A, out)", solved),
-            tangents=("-linalg_solve(A, dot(tangent, out))", "linalg_solve(A, tangent)"),
-        ),
-        Rule(
-            "linalg_inv",
-            ("A",),
-            ("1",),
-            adjoints=("-dot(dot(np.transpose(out), g), np.transpose(out))",),
-            tangents=("-dot(dot(out, tangent), out)",),
-        ),
-        Rule(
-            "linalg_det",
-            ("A",),
-            ("1",),
-            adjoints=("g * out * np.transpose(linalg_inv(A))",),
-            tangents=("out * np.sum(np.transpose(linalg_inv(A)) * tangent)",),
-        ),
-    ]
-
-
-SUM_ADJOINT = "g if axis is None else np.expand_dims(g, axis)"
-MEAN_ADJOINT = "g / x.size if axis is None else np.expand_dims(g, axis) / x.shape[axis]"
-DOT_LEFT = "dot_adjoint_left(g, a, b)"
-DOT_RIGHT = "dot_adjoint_right(g, a, b)"
-RESHAPE_BACK = "np.reshape(np.ascontiguousarray(g), x.shape)"
 
 
 def _join_rows() -> list[Rule]:
@@ -457,7 +66,7 @@ def _join_rows() -> list[Rule]:
 
 
 TABLE: dict[str, Rule] = {
-    rule.name: rule for rule in ROWS + _numpy_rows() + _array_rows() + _join_rows()
+    rule.name: rule for rule in ROWS + numpy_rows() + array_rows() + _join_rows()
 }
 
 # Names a template may use besides its row's parameters and ``out``: ``g`` (the result's
