@@ -1,0 +1,171 @@
+"""Calls in the flattener: library functions checked against their rule-table rows,
+helpers, methods, and the names generated code spells differently (``np.linalg.norm`` is
+``norm``). A mixin of :class:`sourcediff.normalize.flatten.Flattener`."""
+
+from __future__ import annotations
+
+import ast
+
+from .. import rules
+from ..errors import UnsupportedCallError
+from . import arrays
+
+
+class CallFlattening:
+    """The call-related ``expr_*`` handlers and name resolution of the flattener."""
+
+    def expr_Call(self, expr: ast.Call) -> ast.expr:
+        on_expression = arrays.method_on_expression(self, expr, METHODS)
+        if on_expression is not None:
+            return on_expression
+        method = _method_call(expr, self.locals)
+        if method is not None:
+            path, call_args = method
+            return self.library_call(path, call_args, expr.keywords, expr)
+        helper = self._helper_name(expr.func)
+        if helper:
+            args = [self.call_argument(a) for a in expr.args]
+            keywords = [ast.keyword(k.arg, self.atom(k.value)) for k in expr.keywords]
+            return ast.Call(ast.Name(helper, ast.Load()), args, keywords)
+        return self.library_call(self._library_path(expr.func), expr.args, expr.keywords, expr)
+
+    def library_call(self, path: str, call_args, call_keywords, expr: ast.Call) -> ast.expr:
+        """``path(args)`` for a function in the rule table, checked against its row."""
+        if path in ("np.array", "np.asarray") and len(call_args) == 1 and not call_keywords:
+            literal = call_args[0]
+            if isinstance(literal, (ast.List, ast.Tuple)):
+                return arrays.array_literal(self, literal, expr)
+            copied = self.atom(literal)  # np.array(x) copies x, np.asarray(x) is x itself
+            return ast.Call(path_ast("np.copy"), [copied], []) if path == "np.array" else copied
+        args = [self.call_argument(a) for a in call_args]
+        axis = [k.value for k in call_keywords if k.arg == "axis"] + list(call_args[1:2])
+        if path == "np.mean" and axis:
+            # Numba has no np.mean(x, axis): a sum along the axis over the axis length.
+            total = self.new_temp()
+            sum_call = ast.Call(
+                path_ast("np.sum"), [args[0]], [ast.keyword("axis", self.atom(axis[0]))]
+            )
+            self.assign(total, sum_call)
+            length = ast.Subscript(
+                ast.Attribute(args[0], "shape", ast.Load()), self.atom(axis[0]), ast.Load()
+            )
+            count = self.new_temp()
+            self.assign(count, length)
+            return ast.BinOp(ast.Name(total, ast.Load()), ast.Div(), ast.Name(count, ast.Load()))
+        if path in ("np.max", "np.min") and axis:
+            along = "max_along" if path == "np.max" else "min_along"
+            return ast.Call(ast.Name(along, ast.Load()), [args[0], self.atom(axis[0])], [])
+        if path == "np.arange" and 1 <= len(args) < 3 and not call_keywords:
+            # Always start, stop, step: each has its own derivative rule.
+            args = ([ast.Constant(0)] if len(args) == 1 else []) + args
+            args.append(ast.Constant(1))
+        rule = rules.lookup(path)
+        if rule is None:
+            raise self.fn.error(
+                expr,
+                f"'{path or ast.unparse(expr.func)}' has no derivative rule and no Python "
+                "source; compute it with supported functions",
+                UnsupportedCallError,
+            )
+        keywords = []
+        for kw in call_keywords:
+            if kw.arg == "dtype" and "dtype" in rule.params[len(args) :]:
+                keywords.append(ast.keyword("dtype", self.dtype_argument(kw.value, expr)))
+                continue
+            if kw.arg not in rule.params[len(args) :]:
+                raise self.fn.error(
+                    expr, f"keyword argument '{kw.arg}' to '{path}' is not supported"
+                )
+            keywords.append(ast.keyword(kw.arg, self.call_argument(kw.value)))
+        if not rule.min_args <= len(args) + len(keywords) <= len(rule.params):
+            raise self.fn.error(
+                expr, f"'{path}' takes {len(rule.params)} argument(s) here, got {len(args)}"
+            )
+        return ast.Call(path_ast(path), args, keywords)
+
+    def dtype_argument(self, value: ast.expr, call: ast.Call) -> ast.expr:
+        """``dtype=``: a NumPy number type, ``float``/``int``/``bool``, or ``a.dtype``."""
+        builtin = {"float": "np.float64", "int": "np.int64", "bool": "np.bool_"}
+        if isinstance(value, ast.Name) and value.id in builtin and value.id not in self.locals:
+            return path_ast(builtin[value.id])
+        if isinstance(value, (ast.Attribute, ast.Name)):
+            return self.atom(value)
+        raise self.fn.error(call, f"dtype={ast.unparse(value)} is not supported; use np.float64")
+
+    def call_argument(self, arg: ast.expr) -> ast.expr:
+        """An atom, or a tuple of atoms (an array shape such as ``(n, m)``)."""
+        if isinstance(arg, ast.Tuple):
+            return ast.Tuple([self.atom(e) for e in arg.elts], ast.Load())
+        return self.atom(arg)
+
+    # -- control-flow expressions -------------------------------------------
+
+    def _module_alias(self, node: ast.expr) -> str:
+        if isinstance(node, ast.Name) and node.id not in self.locals:
+            resolved = self.fn.names.get(node.id)
+            if resolved is not None and resolved.kind == "module":
+                return resolved.path
+        return ""
+
+    def _helper_name(self, func: ast.expr) -> str:
+        if isinstance(func, ast.Name) and func.id not in self.locals:
+            resolved = self.fn.names.get(func.id)
+            if resolved is not None and resolved.kind == "helper":
+                return func.id
+        return ""
+
+    def _library_path(self, func: ast.expr) -> str:
+        path = self._raw_library_path(func)
+        return RENAMED.get(path, path)
+
+    def _raw_library_path(self, func: ast.expr) -> str:
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Attribute):
+            inner = self._raw_library_path(func.value)
+            return f"{inner}.{func.attr}" if inner else ""
+        if isinstance(func, ast.Attribute):
+            module = self._module_alias(func.value)
+            return f"{module}.{func.attr}" if module else ""
+        if isinstance(func, ast.Name) and func.id not in self.locals:
+            resolved = self.fn.names.get(func.id)
+            if resolved is not None and resolved.kind in ("function", "builtin", "custom"):
+                return resolved.path
+        return ""
+
+
+METHODS = {
+    "copy": "np.copy",
+    "sum": "np.sum",
+    "mean": "np.mean",
+    "max": "np.max",
+    "min": "np.min",
+    "prod": "np.prod",
+    "ravel": "np.ravel",
+    "cumsum": "np.cumsum",
+    "reshape": "np.reshape",
+    "dot": "dot",
+}
+# Library functions that generated code spells differently: NumPy's versions of these
+# need BLAS/LAPACK (SciPy) under Numba, ours are plain loops (sourcediff.runtime).
+RENAMED = {"np.dot": "dot", "np.matmul": "dot", "np.linalg.norm": "norm"}
+RENAMED |= {f"np.linalg.{name}": f"linalg_{name}" for name in ("solve", "inv", "det")}
+
+
+def _method_call(expr: ast.Call, local_names: set[str]):
+    """``('np.copy', [a])`` for ``a.copy()``; None if ``expr`` is not such a method call."""
+    func = expr.func
+    if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)):
+        return None
+    if func.value.id not in local_names or func.attr not in METHODS:
+        return None
+    receiver = ast.Name(func.value.id, ast.Load())
+    args = list(expr.args)
+    if func.attr == "reshape" and len(args) > 1:
+        args = [ast.Tuple(args, ast.Load())]
+    return METHODS[func.attr], [receiver, *args]
+
+
+def path_ast(path: str) -> ast.expr:
+    if "." in path:
+        module, attr = path.split(".", 1)
+        return ast.Attribute(ast.Name(module, ast.Load()), attr, ast.Load())
+    return ast.Name(path, ast.Load())
