@@ -79,3 +79,13 @@ def is_self_copy(stmt: ast.stmt) -> bool:
 def block_source(stmts: list[ast.stmt]) -> str:
     """Python source of a statement list (for before/after examples in the passes' doctests)."""
     return ast.unparse(ast.Module(body=list(stmts), type_ignores=[]))
+
+
+def statement(source: str) -> ast.stmt:
+    """The one statement ``source`` spells (generated code is built from such snippets)."""
+    return ast.parse(source).body[0]
+
+
+def load(name: str) -> ast.Name:
+    """A read of ``name``."""
+    return ast.Name(name, ast.Load())

@@ -20,13 +20,10 @@ accumulated, which keeps the code short and needs no zeroing.
 from __future__ import annotations
 
 import ast
-import copy
 from dataclasses import dataclass
 
-from .. import fancy, ir
-from ..adjoint_terms import adjoint_reads, adjoint_terms
+from .. import ir
 from ..analysis.liveness import iteration_state
-from ..analysis.recompute import names_read
 from ..analysis.recording import Recording, unassigned_at_save
 from ..codegen import Comment
 from ..plan import Plan
@@ -36,6 +33,7 @@ from .cleanup import drop_dead_adjoint_stores
 from .first_writes import assign_first_contributions
 from .repeats import drop_repeated_computations
 from .simplify import simplify
+from .statements import StatementAdjoints
 from .tape import ITEMSIZES, Tapes, is_region, placeholder
 from .tapesize import RecordInfo, counting_function
 
@@ -51,15 +49,7 @@ class AdjointSpec:
     shadow_name: str = ""  # verifier mode (sourcediff/verify.py): the shadow primal's name
 
 
-def _parse(source: str) -> ast.stmt:
-    return ast.parse(source).body[0]
-
-
-def _name(name: str) -> ast.Name:
-    return ast.Name(name, ast.Load())
-
-
-class ReverseBuilder:
+class ReverseBuilder(StatementAdjoints):
     """Builds the adjoint function of one normalized function."""
 
     def __init__(self, nf, types, active, rec: Recording, recomputed, plan: Plan):
@@ -138,92 +128,6 @@ class ReverseBuilder:
             copied = ast.Call(ast.Attribute(value, "copy", ast.Load()), [], [])
             return _located(ast.Assign([target], copied), stmt)
         return stmt
-
-    def adjoint(self, stmt: ast.Assign) -> list[ast.stmt]:
-        """The reverse of ``stmt``: its adjoint terms, accumulated, then the result's
-        adjoint zeroed (``a_bar[i] = 0.0`` for an element write)."""
-        terms = adjoint_terms(stmt, self.active, self.types, self.bar)
-        index = [stmt.targets[0].slice] if ir.is_element_write(stmt) else []
-        out = self.recomputation(terms, index)
-        if self.verifier is not None:
-            reads = adjoint_reads(stmt, self.active, self.types).values
-            out += self.verifier.check(stmt, reads)
-        for term in terms:
-            if term.name in self.rec.reshaped:
-                out.append(self.fit_shape(term.name))
-            out.append(self.contribution(term))
-        if ir.is_element_write(stmt):
-            element = stmt.targets[0]
-            zero = ast.Subscript(_name(self.bar(element.value.id)), element.slice, ast.Store())
-            out.append(ast.Assign([zero], ast.Constant(0.0)))
-        elif ir.target_name(stmt) not in self.assigned_adjoints:
-            out.append(self.reset(ir.target_name(stmt)))
-        return out
-
-    def contribution(self, term) -> ast.stmt:
-        """``name_bar[index] += expr``; once per ``k`` for an integer-array index."""
-        accumulate = self.accumulate(term.name, simplify(term.expr), term.index)
-        if term.over is None:
-            return accumulate
-        body = [accumulate]
-        if term.zero is not None:
-            zero = ast.Subscript(term.zero.value, term.zero.slice, ast.Store())
-            body.append(ast.Assign([zero], ast.Constant(0.0)))
-        counter = self.namer.fresh("k")
-        loop = fancy.counted_loop(counter, term.over, term.backwards, body)
-        return fancy.rename_counter(loop, counter)
-
-    def fit_shape(self, name: str) -> ast.stmt:
-        """Give the adjoint of an array whose shape changes between iterations the shape of
-        this iteration's array (it holds zeros whenever the shape changes)."""
-        bar = self.bar(name)
-        return _parse(f"if {bar}.shape != {name}.shape:\n    {bar} = np.zeros_like({name})")
-
-    def reset(self, name: str) -> ast.stmt:
-        """Zero the adjoint of ``name`` once its contributions are passed on."""
-        if self.types[name].kind == "array":
-            return _parse(f"{self.bar(name)}.fill(0.0)")
-        return _parse(f"{self.bar(name)} = 0.0")
-
-    def unpermute(self, stmt: ast.Assign) -> list[ast.stmt]:
-        """Reverse of ``a, b = b, a``: the inverse permutation, of values and of adjoints."""
-        if not self.rec.works(stmt):
-            return []
-        pairs = ir.permutation_pairs(stmt)
-        out = [_parse(f"{', '.join(s for _, s in pairs)} = {', '.join(t for t, _ in pairs)}")]
-        if all(t in self.active for t, _ in pairs):
-            sources = ", ".join(self.bar(s) for _, s in pairs)
-            out.append(_parse(f"{sources} = {', '.join(self.bar(t) for t, _ in pairs)}"))
-        return out
-
-    def recomputation(self, terms, extra: list[ast.expr]) -> list[ast.stmt]:
-        """Re-run the definitions of recomputed temporaries the terms (and ``extra``) read."""
-        order: list[str] = []
-
-        def visit(name: str) -> None:
-            if name in self.recomputed and name not in order:
-                for operand in sorted(names_read(self.recomputed[name].value)):
-                    visit(operand)
-                order.append(name)
-
-        parts = list(extra)
-        for term in terms:
-            parts += [term.expr] + ([term.index] if term.index is not None else [])
-        for part in parts:
-            for sub in ast.walk(part):
-                if isinstance(sub, ast.Name):
-                    visit(sub.id)
-        return [copy.deepcopy(self.recomputed[name]) for name in order]
-
-    def accumulate(self, name: str, expr: ast.expr, index: ast.expr | None = None) -> ast.stmt:
-        target = ast.Name(self.bar(name), ast.Store())
-        if index is not None:
-            target = ast.Subscript(_name(self.bar(name)), index, ast.Store())
-        elif name in self.assigned_adjoints:
-            return ast.Assign([target], expr)
-        if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.USub):
-            return ast.AugAssign(target, ast.Sub(), expr.operand)
-        return ast.AugAssign(target, ast.Add(), expr)
 
     def if_stmt(self, stmt: ast.If) -> tuple[list[ast.stmt], list[ast.stmt]]:
         body_f, body_r = self.block(stmt.body)
@@ -315,13 +219,13 @@ class ReverseBuilder:
         last = simplify(ast.parse(f"{start} + ({count} - 1) * {step}", mode="eval").body)
         stop = simplify(ast.parse(f"{start} - {step}", mode="eval").body)
         neg = simplify(ast.parse(f"-{step}", mode="eval").body)
-        rng = ast.Call(_name("range"), [last, stop, neg], [])
+        rng = ast.Call(ir.load("range"), [last, stop, neg], [])
         return ast.For(ast.Name(loop.target.id, ast.Store()), rng, body, [])
 
     def while_reverse_header(self, loop: ast.While, body: list[ast.stmt]) -> ast.For:
         count = self.nf.counters[loop].name
         index = self.namer.fresh("_")
-        rng = ast.Call(_name("range"), [_name(count)], [])
+        rng = ast.Call(ir.load("range"), [ir.load(count)], [])
         return ast.For(ast.Name(index, ast.Store()), rng, body, [])
 
     # -- the whole function -------------------------------------------------
@@ -341,15 +245,15 @@ class ReverseBuilder:
         prologue = self.tapes.prologue() + self.extra_prologue + self.array_dummies()
         out = [Comment("forward sweep")] + copies + prologue
         out += fwd + write_back
-        out.append(_parse(f"{value} = {ast.unparse(ret.value)}"))
+        out.append(ir.statement(f"{value} = {ast.unparse(ret.value)}"))
         out.append(Comment("reverse sweep"))
         out += self.adjoint_inits(spec.wrt)
         for atom, seed in zip(atoms, seeds):
             if isinstance(atom, ast.Name) and atom.id in self.active:
-                out.append(self.accumulate(atom.id, _name(seed)))
+                out.append(self.accumulate(atom.id, ir.load(seed)))
         out += drop_repeated_computations(rev)
         grads = [self.bars.get(w) if w in self.active else self.zero(w) for w in spec.wrt]
-        out.append(_parse(f"return {value}, ({', '.join(grads)},)"))
+        out.append(ir.statement(f"return {value}, ({', '.join(grads)},)"))
         args = [ast.arg(p) for p in self.nf.params + seeds]
         fn = ast.FunctionDef(spec.name, ast.arguments([], args, None, [], [], None, []), out, [])
         drop_dead_adjoint_stores(fn, set(self.bars.values()))
@@ -374,7 +278,7 @@ class ReverseBuilder:
 
     def adjoint_inits(self, wrt: list[str]) -> list[ast.stmt]:
         names = sorted(self.active - self.assigned_adjoints, key=_order(self.nf.params, wrt))
-        return [_parse(f"{self.bar(n)} = {self.zero(n)}") for n in names]
+        return [ir.statement(f"{self.bar(n)} = {self.zero(n)}") for n in names]
 
     def zero(self, name: str) -> str:
         """A zero of the type of ``name``'s adjoint."""
@@ -392,9 +296,12 @@ class ReverseBuilder:
             if self.types[param].kind != "array" or param not in _written_arrays(self.nf.node):
                 continue
             caller, work = self.namer.fresh(f"{param}_caller"), self.namer.fresh(f"{param}_work")
-            copies += [_parse(f"{caller} = {param}"), _parse(f"{work} = np.copy({param})")]
-            copies.append(_parse(f"{param} = {work}"))
-            write_back.append(_parse(f"{caller}[...] = {work}"))
+            copies += [
+                ir.statement(f"{caller} = {param}"),
+                ir.statement(f"{work} = np.copy({param})"),
+            ]
+            copies.append(ir.statement(f"{param} = {work}"))
+            write_back.append(ir.statement(f"{caller}[...] = {work}"))
         return (copies, write_back) if write_back else ([], [])
 
     def array_dummies(self) -> list[ast.stmt]:
@@ -404,7 +311,7 @@ class ReverseBuilder:
         defined = top_level | set(self.nf.params) | self.tapes.loop_saved
         for name in sorted(self.active - defined):
             if self.types[name].kind == "array":
-                out.append(_parse(f"{name} = {placeholder(self.types[name])}"))
+                out.append(ir.statement(f"{name} = {placeholder(self.types[name])}"))
         return out
 
 
