@@ -207,6 +207,17 @@ def recomputed_chain_overwritten(x0, x1, n):
     return x0
 
 
+def zeroed_adjoint_read_first(x0, x1):
+    # x1's adjoint is zeroed at x1 = 1.48 and read before its next contribution: assigning
+    # at the first contribution must not skip that read (fuzz seed 300048).
+    x1 -= x0
+    p3 = (math.sqrt(1.0 + x1 * x1), x0)
+    x1, x0 = p3
+    p4 = (1.48, x0)
+    x1, x0 = p4
+    return x1 + x0
+
+
 # Refused with the line rather than differentiated wrongly: an int-indexed row is a view
 # (the write would be lost), a tuple has no run-time index, Numba gathers with 1-D arrays.
 
@@ -258,6 +269,7 @@ CASES = [
     (views_of_written_arrays, (RNG.random(4), RNG.random((2, 2))), (0, 1)),
     (norm, (RNG.random(3),), (0,)),
     (recomputed_chain_overwritten, (0.3, 0.6, 3), (0, 1)),
+    (zeroed_adjoint_read_first, (0.3, 0.5), (0, 1)),
     (gather_scatter_rows, (RNG.random((3, 3)), np.array([2, 0, 2]), 0.7), (0, 2)),
 ]
 

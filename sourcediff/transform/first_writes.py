@@ -63,11 +63,10 @@ def assign_first_contributions(stmts: list[ast.stmt], adjoints: set[str]) -> lis
             if isinstance(stmt.op, ast.Sub):
                 value = ast.UnaryOp(ast.USub(), value)
             stmt = ast.copy_location(ast.Assign([ast.Name(name, ast.Store())], value), stmt)
-        else:
-            for used in _names(stmt) & set(zeroed):
-                del zeroed[used]  # read or written before its first contribution
-            zero = _zeroing(stmt)
-            if zero in adjoints:
-                zeroed[zero] = len(out)
+        for used in _names(stmt) & set(zeroed):
+            del zeroed[used]  # read (or written) before its first contribution: keep its zero
+        zero = _zeroing(stmt)
+        if zero in adjoints:
+            zeroed[zero] = len(out)
         out.append(stmt)
     return [s for s in out if s is not None]
