@@ -22,6 +22,7 @@ from .dispatch import (
     differentiable,
     outputs_of,
     tangent_function,
+    unpickle_with_sources,
 )
 from .drivers import (
     SecondOrder,
@@ -245,7 +246,7 @@ class _Jit:
 
     def __reduce__(self):
         """Pickle as the function: the unpickling process compiles (or loads) its own."""
-        return _Jit, (self.func,)
+        return unpickle_with_sources, (_Jit, self.parsed.source_records(), (self.func,))
 
     def numba_stub(self):
         """What njit code calls: the compiled primal's own dispatcher."""

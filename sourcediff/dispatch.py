@@ -18,6 +18,7 @@ import numpy as np
 
 from . import pipeline, verify
 from .errors import ArgumentError, SourceDiffError
+from .parse import remember_sources
 from .plan import AutoPlan, snapshots_within
 from .policy import check_policy, memory_budget
 
@@ -31,6 +32,16 @@ def normalize_argnums(argnums) -> tuple[tuple[int, ...], bool]:
     if not argnums or not all(isinstance(a, int) for a in argnums):
         raise ArgumentError(f"argnums must be an int or a non-empty tuple of ints, got {argnums!r}")
     return argnums, False
+
+
+def unpickle_with_sources(cls, records, args):
+    """Rebuild a pickled sourcediff function: its sources first, then ``cls(*args)``.
+
+    ``records`` are the sender's ``SourceRecord``s of the function and its helpers: a
+    function pickled by value (cloudpickle, for ``__main__``) has lost its file name.
+    """
+    remember_sources(records)
+    return cls(*args)
 
 
 class Specializer:
@@ -62,7 +73,8 @@ class Specializer:
     def __reduce__(self):
         """Pickle as the function and options: a process that unpickles it (a Dask worker)
         rebuilds from the source, and from the on-disk cache when it is shared."""
-        return type(self), (self.func, *self.options)
+        records = self.parsed.source_records()
+        return unpickle_with_sources, (type(self), records, (self.func, *self.options))
 
     def bind(self, args, kwargs) -> tuple:
         """Positional arguments with defaults applied."""

@@ -45,6 +45,52 @@ class Resolved:
     helper: ParsedFunction | None = None
 
 
+@dataclass(frozen=True)
+class SourceRecord:
+    """Where a function's source was read from: enough to read it again without the file.
+
+    A function pickled by value (cloudpickle, as Dask does for ``__main__``) arrives with
+    its code's file name replaced; the record travels with a pickled sourcediff function
+    so that the receiving process parses exactly the source the sender parsed.
+    """
+
+    code_key: tuple
+    filename: str
+    lines: tuple[str, ...]
+    first_line: int
+
+
+#: Sources received with unpickled functions, by code key (see ``remember_sources``).
+_REMEMBERED_SOURCES: dict[tuple, SourceRecord] = {}
+
+
+def _code_key(func) -> tuple:
+    code = func.__code__
+    return (code.co_name, code.co_firstlineno, code.co_code)
+
+
+def remember_sources(records) -> None:
+    """Make the sources of unpickled functions readable by ``parse_function``."""
+    for record in records:
+        _REMEMBERED_SOURCES[record.code_key] = record
+
+
+def _read_source(func) -> SourceRecord:
+    """The source lines of ``func``, from its file or from a remembered record."""
+    filename = inspect.getsourcefile(func) or func.__code__.co_filename
+    try:
+        lines, first_line = inspect.getsourcelines(func)
+    except (OSError, TypeError) as exc:
+        remembered = _REMEMBERED_SOURCES.get(_code_key(func))
+        if remembered is not None:
+            return remembered
+        raise SourceDiffError(
+            f"cannot read the source of '{func.__name__}' ({exc}); define it in a .py file",
+            filename,
+        ) from None
+    return SourceRecord(_code_key(func), filename, tuple(lines), first_line)
+
+
 @dataclass
 class ParsedFunction:
     """A user function's AST with absolute line numbers and its resolved free names."""
@@ -55,6 +101,7 @@ class ParsedFunction:
     node: ast.FunctionDef
     defaults: dict[str, object]
     names: dict[str, Resolved] = field(default_factory=dict)
+    record: SourceRecord | None = None
 
     def call_tree(self) -> list[ParsedFunction]:
         """This function and every helper it reaches, each once, callers first."""
@@ -68,6 +115,10 @@ class ParsedFunction:
             seen[key] = fn
             stack.extend(r.helper for r in fn.names.values() if r.kind == "helper")
         return list(seen.values())
+
+    def source_records(self) -> tuple[SourceRecord, ...]:
+        """The sources of this function and its helpers, to travel with a pickle."""
+        return tuple(fn.record for fn in self.call_tree() if fn.record is not None)
 
     def customs(self) -> dict[str, object]:
         """The functions with user derivative rules (``sd.custom_vjp``...) the tree calls."""
@@ -97,20 +148,14 @@ def parse_function(func, _active: tuple[str, ...] = ()) -> ParsedFunction:
     func = _unwrap(func)
     if not isinstance(func, types.FunctionType):
         raise SourceDiffError(f"{func!r} is not a Python function; sourcediff needs its source")
-    filename = inspect.getsourcefile(func) or func.__code__.co_filename
-    try:
-        lines, first_line = inspect.getsourcelines(func)
-    except (OSError, TypeError) as exc:
-        raise SourceDiffError(
-            f"cannot read the source of '{func.__name__}' ({exc}); define it in a .py file",
-            filename,
-        ) from None
-    source = textwrap.dedent("".join(lines))
+    record = _read_source(func)
+    filename, first_line = record.filename, record.first_line
+    source = textwrap.dedent("".join(record.lines))
     node = _function_node(ast.parse(source), func.__name__, filename, first_line)
     ast.increment_lineno(node, first_line - 1)
     node.decorator_list = []
     fence.check(node, filename)
-    parsed = ParsedFunction(func.__name__, filename, source, node, _defaults(func))
+    parsed = ParsedFunction(func.__name__, filename, source, node, _defaults(func), record=record)
     key = f"{filename}:{func.__name__}"
     parsed.names = _resolve_free_names(func, parsed, _active + (key,))
     return parsed

@@ -1,6 +1,7 @@
 """Every script in examples/ runs and prints what a scientist would look at; the fits
 recover what they should."""
 
+import pickle
 import runpy
 import sys
 from pathlib import Path
@@ -53,8 +54,6 @@ def test_gmm_fit_finds_the_centers():
 def test_transformed_functions_pickle():
     """A pickled sd.value_and_grad or sd.jit is the function and its options; unpickled,
     it rebuilds (from the on-disk cache) and gives the same numbers."""
-    import pickle
-
     import ensemble_dask
 
     import sourcediff as sd
@@ -68,6 +67,26 @@ def test_transformed_functions_pickle():
         expected, got = transformed(u0, 0.2, 20), clone(u0, 0.2, 20)
         flat = lambda r: np.hstack([np.ravel(x) for x in (r if isinstance(r, tuple) else (r,))])  # noqa: E731
         np.testing.assert_allclose(flat(got), flat(expected), rtol=1e-15, atol=0)
+
+
+def test_pickled_by_value_without_a_source_file():
+    """cloudpickle (Dask, for ``__main__``) pickles a function by value and replaces its
+    file name; the sources travel with the pickle, helpers included."""
+    cloudpickle = pytest.importorskip("cloudpickle")
+    import ensemble_dask
+
+    import sourcediff as sd
+
+    u0 = np.sin(np.linspace(0.0, np.pi, 16))
+    cloudpickle.register_pickle_by_value(ensemble_dask)
+    try:
+        for transformed in (sd.grad(ensemble_dask.heat_energy), sd.jit(ensemble_dask.heat_energy)):
+            payload = cloudpickle.dumps(transformed)
+            clone = pickle.loads(payload)
+            assert clone.func.__code__.co_filename != ensemble_dask.__file__
+            np.testing.assert_array_equal(clone(u0, 0.2, 20), transformed(u0, 0.2, 20))
+    finally:
+        cloudpickle.unregister_pickle_by_value(ensemble_dask)
 
 
 def test_dask_ensemble_equals_the_local_sum():
