@@ -7,6 +7,10 @@ one machine) it loads the generated module and Numba's compiled code from disk i
 of transforming and compiling again.
 
     python examples/ensemble_dask.py [--problems 1000] [--workers 2]
+    python examples/ensemble_dask.py --compare --steps 2000   # speed-up over 1 worker
+
+``--compare`` runs the same ensemble on one worker and on ``--workers``, and measures the
+per-task overhead of the cluster with tasks that do nothing.
 """
 
 import argparse
@@ -53,15 +57,29 @@ def ensemble(client, problems=1000, tasks=20, n=64, steps=200):
     return sum(p[0] for p in parts), sum(p[1] for p in parts)
 
 
-def timed_run(workers, problems, tasks):
+def _nothing(i):
+    return i
+
+
+def task_overhead(client, tasks=200):
+    """Seconds per task of submitting and gathering tasks that do nothing."""
+    client.gather(client.map(_nothing, range(tasks), pure=False))  # warm up
+    start = time.perf_counter()
+    client.gather(client.map(_nothing, range(tasks), pure=False))
+    return (time.perf_counter() - start) / tasks
+
+
+def timed_run(workers, problems, tasks, n=64, steps=200):
+    """``(value, gradient, seconds, seconds per empty task)`` on a fresh local cluster."""
     from dask.distributed import Client, LocalCluster
 
     with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True) as cluster:
         with Client(cluster) as client:
-            ensemble(client, problems=tasks, tasks=tasks)  # warm up: one tiny task per batch
+            ensemble(client, problems=tasks, tasks=tasks, n=n, steps=1)  # warm up every worker
             start = time.perf_counter()
-            value, grad = ensemble(client, problems=problems, tasks=tasks)
-            return value, grad, time.perf_counter() - start
+            value, grad = ensemble(client, problems=problems, tasks=tasks, n=n, steps=steps)
+            seconds = time.perf_counter() - start
+            return value, grad, seconds, task_overhead(client)
 
 
 def main(argv=None):
@@ -69,10 +87,25 @@ def main(argv=None):
     parser.add_argument("--problems", type=int, default=1000)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--tasks", type=int, default=20)
+    parser.add_argument("--n", type=int, default=64, help="grid points per problem")
+    parser.add_argument("--steps", type=int, default=200, help="time steps per problem")
+    parser.add_argument("--compare", action="store_true", help="also run on one worker")
     options = parser.parse_args(argv)
-    value, grad, seconds = timed_run(options.workers, options.problems, options.tasks)
-    print(f"{options.problems} heat problems on {options.workers} workers: {seconds:.2f} s")
+    counts = [1, options.workers] if options.compare else [options.workers]
+    seconds = {}
+    for workers in counts:
+        value, grad, seconds[workers], overhead = timed_run(
+            workers, options.problems, options.tasks, options.n, options.steps
+        )
+        print(
+            f"{options.problems} heat problems ({options.n} points, {options.steps} steps) "
+            f"in {options.tasks} tasks on {workers} workers: {seconds[workers]:.2f} s; "
+            f"{1e3 * overhead:.2f} ms per empty task"
+        )
     print(f"summed energy {value:.4f}; |summed d energy / d u0| = {np.linalg.norm(grad):.4f}")
+    if options.compare:
+        speed_up = seconds[1] / seconds[options.workers]
+        print(f"speed-up on {options.workers} workers: {speed_up:.2f}x")
 
 
 if __name__ == "__main__":

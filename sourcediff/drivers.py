@@ -8,6 +8,7 @@ import numpy as np
 from . import batch, pipeline
 from .dispatch import Specializer, copies, tangent_function
 from .errors import ArgumentError
+from .progress import Progress
 
 
 def seed_like(seed, output):
@@ -62,16 +63,21 @@ def jacobian_by_tangents(transformed: Specializer, args: tuple, outputs: tuple):
     blocks = [
         [np.zeros(np.shape(o) + np.shape(args[a])) for a in transformed.argnums] for o in outputs
     ]
-    for which, k in enumerate(transformed.argnums):
-        for index in np.ndindex(*np.shape(args[k])):
-            dots = unit_tangents(args, transformed.argnums, which, index)
-            copies = tuple(np.array(a, copy=True) if isinstance(a, np.ndarray) else a for a in args)
-            _, tangent = tangent_fn(*copies, *dots)
-            tangents = tangent if isinstance(tangent, tuple) else (tangent,)
-            for o, t in enumerate(tangents):
-                target = blocks[o][which]
-                column = (slice(None),) * (target.ndim - len(index)) + index
-                target[column] = t
+    total = sum(int(np.prod(np.shape(args[k]))) for k in transformed.argnums)
+    label = f"Jacobian of {transformed.parsed.name}, forward passes"
+    with Progress(label, total) as progress:
+        done = 0
+        for which, k in enumerate(transformed.argnums):
+            for index in np.ndindex(*np.shape(args[k])):
+                dots = unit_tangents(args, transformed.argnums, which, index)
+                _, tangent = tangent_fn(*copies(args), *dots)
+                tangents = tangent if isinstance(tangent, tuple) else (tangent,)
+                for o, t in enumerate(tangents):
+                    target = blocks[o][which]
+                    column = (slice(None),) * (target.ndim - len(index)) + index
+                    target[column] = t
+                done += 1
+                progress.update(done)
     for row in blocks:
         per_output.append(tuple(b if b.ndim else float(b) for b in row))
     return per_output
@@ -82,21 +88,28 @@ def jacobian_of_output(transformed: Specializer, args: tuple, outputs: tuple, k:
     out = outputs[k]
     shape = np.shape(out)
     blocks = [np.zeros(shape + np.shape(args[a])) for a in transformed.argnums]
-    for index in np.ndindex(*shape):
-        seeds = []
-        args_now = copies(args)
-        for j, other in enumerate(outputs):
-            seed = np.zeros_like(other) if isinstance(other, np.ndarray) else 0.0
-            if j == k:
-                if isinstance(seed, np.ndarray):
-                    seed[index] = 1.0
-                else:
-                    seed = 1.0
-            seeds.append(seed)
-        _, _, grads = transformed.run_vjp(args_now, tuple(seeds))
-        for block, g in zip(blocks, grads):
-            block[index] = g
+    label = f"Jacobian of {transformed.parsed.name}, reverse passes of output {k}"
+    with Progress(label, int(np.prod(shape))) as progress:
+        for done, index in enumerate(np.ndindex(*shape), 1):
+            _jacobian_row(transformed, args, outputs, k, index, blocks)
+            progress.update(done)
     return tuple(b if b.ndim else float(b) for b in blocks)
+
+
+def _jacobian_row(transformed, args, outputs, k, index, blocks):
+    """One reverse pass: the gradients of ``outputs[k][index]`` into ``blocks[:][index]``."""
+    seeds = []
+    for j, other in enumerate(outputs):
+        seed = np.zeros_like(other) if isinstance(other, np.ndarray) else 0.0
+        if j == k:
+            if isinstance(seed, np.ndarray):
+                seed[index] = 1.0
+            else:
+                seed = 1.0
+        seeds.append(seed)
+    _, _, grads = transformed.run_vjp(copies(args), tuple(seeds))
+    for block, g in zip(blocks, grads):
+        block[index] = g
 
 
 def unit_tangents(args, argnums, which, index):

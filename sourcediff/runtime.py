@@ -113,6 +113,9 @@ def _reduce_flat(flat, g_shape, like_shape):
     """``flat`` (of shape ``g_shape``, C order) summed to ``like_shape``, flat in C order."""
     ndim = max(g_shape.shape[0], like_shape.shape[0])
     g_full, like_full = _padded(g_shape, ndim), _padded(like_shape, ndim)
+    for k in range(ndim):
+        if g_full[k] != like_full[k] and g_full[k] != 1 and like_full[k] != 1:
+            raise ValueError("sum_to: an adjoint does not broadcast to its operand's shape")
     summed, spread = like_full != 1, g_full != 1
     index = np.zeros(ndim, np.int64)
     reduced = np.zeros(np.prod(like_full), flat.dtype)

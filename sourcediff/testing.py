@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .api import grad
+from .progress import Progress
 
 
 def central_difference(func, args: tuple, k: int, step: float = 1e-6):
@@ -27,9 +28,12 @@ def central_difference(func, args: tuple, k: int, step: float = 1e-6):
         h = step * max(1.0, abs(float(args[k])))
         return (evaluate(k, None, h) - evaluate(k, None, -h)) / (2 * h)
     result = np.zeros(args[k].shape)
-    for index in np.ndindex(*args[k].shape):
-        h = step * max(1.0, abs(float(args[k][index])))
-        result[index] = (evaluate(k, index, h) - evaluate(k, index, -h)) / (2 * h)
+    label = f"finite differences of {getattr(func, '__name__', 'f')} in argument {k}"
+    with Progress(label, result.size) as progress:
+        for done, index in enumerate(np.ndindex(*args[k].shape), 1):
+            h = step * max(1.0, abs(float(args[k][index])))
+            result[index] = (evaluate(k, index, h) - evaluate(k, index, -h)) / (2 * h)
+            progress.update(done)
     return result
 
 

@@ -243,6 +243,38 @@ def reads_a_dict_of_parameters(x, params):
 
 
 RNG = np.random.default_rng(7)
+def reshaped_after_the_first_iteration(a, m, n):
+    """Fuzz seed 400652: ``v = a.copy()`` (4,) then ``v = m @ a`` (3,) in the loop."""
+    v = a.copy()
+    s = 0.0
+    for _ in range(n):
+        s += np.sum(v * v)
+        v = m @ a
+    return s + np.sum(v)
+
+
+def shrinks_from_itself(a, n):
+    """``x = x[1:] * 3.0``: one element shorter every iteration."""
+    x = a[1:] * 2.0
+    s = 0.0
+    for _ in range(n):
+        s += np.sum(x * x)
+        x = x[1:] * 3.0
+    return s
+
+
+def shaped_by_the_branch(a, n):
+    """Two definitions in one loop, of different shapes."""
+    s = 0.0
+    for i in range(n):
+        if i % 2 == 0:
+            x = a[1:] * 2.0
+        else:
+            x = a[:2] * 3.0
+        s += np.sum(x * x)
+    return s
+
+
 CASES = [
     (dot_then_overwrite, (RNG.random(3),), (0,)),
     (matmul_then_slice_update, (RNG.random(3), RNG.random((2, 3))), (0, 1)),
@@ -271,6 +303,9 @@ CASES = [
     (recomputed_chain_overwritten, (0.3, 0.6, 3), (0, 1)),
     (zeroed_adjoint_read_first, (0.3, 0.5), (0, 1)),
     (gather_scatter_rows, (RNG.random((3, 3)), np.array([2, 0, 2]), 0.7), (0, 2)),
+    (reshaped_after_the_first_iteration, (RNG.random(4), RNG.random((3, 4)), 3), (0, 1)),
+    (shrinks_from_itself, (RNG.random(4), 3), (0,)),
+    (shaped_by_the_branch, (RNG.random(4), 3), (0,)),
 ]
 
 REFUSED = [

@@ -9,6 +9,7 @@ source as plain Python; compilation is exercised where it is the point (bare dec
 import math
 
 import numba
+import numpy as np
 import pytest
 from reference import assert_close, central_difference
 
@@ -593,3 +594,35 @@ def test_results_are_python_floats_with_numpy_scalars_in():
 def test_gradient_of_an_int_valued_intermediate_is_a_float_zero():
     g = sd.grad(floored, jit=False)(2.5)
     assert_python_float(g)
+
+
+def _squares(x):
+    return x * x
+
+
+def _sum_of_cubes(x):
+    return np.sum(x * x * x)
+
+
+def test_progress_line_on_long_check_grad_and_jacobian(monkeypatch, capsys):
+    """Past QUIET_SECONDS (zero here) and with SOURCEDIFF_PROGRESS=1, loops over inputs
+    report on standard error; the line is cleared at the end."""
+    import sourcediff.progress
+
+    monkeypatch.setattr(sourcediff.progress, "QUIET_SECONDS", 0.0)
+    monkeypatch.setenv("SOURCEDIFF_PROGRESS", "1")
+    sd.check_grad(_sum_of_cubes, np.linspace(0.5, 1.5, 5), jit=False)
+    assert (
+        "finite differences of _sum_of_cubes in argument 0: 5/5 (100%)" in capsys.readouterr().err
+    )
+    x = np.linspace(0.5, 1.5, 4, dtype=np.float32)  # float32: one pass per direction
+    rows = sd.jacobian(_squares, mode="reverse", jit=False)(x)
+    np.testing.assert_allclose(rows, np.diag(2.0 * x), rtol=1e-6)
+    err = capsys.readouterr().err
+    assert "Jacobian of _squares, reverse passes of output 0: 4/4" in err
+    assert err.endswith("\r")
+
+
+def test_no_progress_line_when_quiet(capsys):
+    sd.check_grad(_sum_of_cubes, np.linspace(0.5, 1.5, 5), jit=False)
+    assert capsys.readouterr().err == ""
