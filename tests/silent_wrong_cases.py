@@ -243,6 +243,8 @@ def reads_a_dict_of_parameters(x, params):
 
 
 RNG = np.random.default_rng(7)
+
+
 def reshaped_after_the_first_iteration(a, m, n):
     """Fuzz seed 400652: ``v = a.copy()`` (4,) then ``v = m @ a`` (3,) in the loop."""
     v = a.copy()

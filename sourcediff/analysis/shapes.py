@@ -102,8 +102,10 @@ def _shape_source(value: ast.expr, same: dict, types) -> str | None:
     or an elementwise operation whose array operands all have the same one."""
     if isinstance(value, ast.Name):
         return same.get(value.id, value.id)
-    if isinstance(value, ast.Call) and not value.args and rules.call_path(value.func).endswith(
-        ".copy"
+    if (
+        isinstance(value, ast.Call)
+        and not value.args
+        and rules.call_path(value.func).endswith(".copy")
     ):
         value = value.func.value
         return same.get(value.id, value.id) if isinstance(value, ast.Name) else None
