@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -90,11 +91,27 @@ def adjoint_terms(stmt: ast.Assign, active, types, bar: Callable[[str], str]) ->
         terms = _element_write_terms(stmt, types, bar)
     else:
         terms = _assignment_terms(stmt, types, bar)
-    terms = [t for t in terms if t.name in active]
+    terms = [_shape_from_adjoint(t, types, bar) for t in terms if t.name in active]
     rule = rules.lookup(rules.rule_name(stmt.value))
     if rule and rule.scalar_adjoints_only and any(types[t.name].kind == "array" for t in terms):
         raise SourceDiffError(rule.scalar_adjoints_only, *getattr(stmt, "origin", ("", 0)))
     return terms
+
+
+def _shape_from_adjoint(term: Term, types, bar) -> Term:
+    """``x_bar += sum_to(e, x)`` reads ``x`` for its shape alone; when ``x`` keeps one
+    shape (``types.reshaped``), ``x_bar`` has it too, and the reverse sweep need not
+    restore or recompute ``x`` for it: ``x_bar += sum_to(e, x_bar)``."""
+    expr = term.expr
+    if term.index is not None or term.name in getattr(types, "reshaped", {term.name}):
+        return term
+    if not (isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name)):
+        return term
+    like = expr.args[1] if expr.func.id == "sum_to" and len(expr.args) == 2 else None
+    if not (isinstance(like, ast.Name) and like.id == term.name):
+        return term
+    call = ast.Call(expr.func, [expr.args[0], _name(bar(term.name))], [])
+    return dataclasses.replace(term, expr=call)
 
 
 def _refuse_unsupported_index(stmt: ast.Assign, types) -> None:

@@ -25,6 +25,7 @@ from .analysis.aliases import check_aliasing
 from .analysis.inplace import resolve_inplace_updates
 from .analysis.recompute import choose_recomputed
 from .analysis.recording import analyze_recording, reverse_reads
+from .analysis.shapes import shape_variant_arrays
 from .analysis.types import TypeTable, infer_types
 from .codegen import constant_text, function_source, module_source
 from .errors import SourceDiffError
@@ -228,6 +229,7 @@ def typed(nf: NormalizedFunction, parsed: ParsedFunction, request: Request) -> T
     complete_indices(nf.node, types)
     check_aliasing(nf.node, types, nf.filename)
     copy_written_views(nf.node, types, nf.namer)
+    types.reshaped = frozenset(shape_variant_arrays(nf.node, types))
     return types
 
 

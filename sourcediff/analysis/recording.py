@@ -24,7 +24,6 @@ from ..adjoint_terms import adjoint_reads
 from ..errors import SourceDiffError
 from . import liveness
 from .recompute import names_read
-from .shapes import shape_variant_arrays
 
 
 @dataclass
@@ -104,7 +103,7 @@ class _Analysis:
         self.active = active
         self.counters = counters
         self.filename = filename
-        self.result = Recording(reshaped=shape_variant_arrays(node, types) & set(active))
+        self.result = Recording(reshaped=types.reshaped & set(active))
 
     def run(self) -> Recording:
         while True:

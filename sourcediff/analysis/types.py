@@ -42,6 +42,9 @@ class TypeTable:
 
     variables: dict[str, VarType]
     result: VarType
+    #: Arrays whose shape may change between loop iterations (:mod:`.shapes`); every
+    #: other array keeps one shape, so its adjoint, allocated once, has that shape too.
+    reshaped: frozenset[str] = frozenset()
 
     def __getitem__(self, name: str) -> VarType:
         return self.variables.get(name, VarType("other"))

@@ -55,16 +55,16 @@ def mlp_loss_vjp(w1, b1, w2, x, y, mlp_loss_bar):
     t4_bar = np.zeros_like(t4)
     t5_bar = mlp_loss_bar
     t4_bar += t5_bar
-    d_bar += sum_to(d * t4_bar, d)
-    d_bar += sum_to(d * t4_bar, d)
+    d_bar += sum_to(d * t4_bar, d_bar)
+    d_bar += sum_to(d * t4_bar, d_bar)
     # golden_functions.py:60: d = w2 @ h - y
-    t3_bar += sum_to(d_bar, t3)
+    t3_bar += sum_to(d_bar, t3_bar)
     w2_bar += dot_adjoint_left(t3_bar, w2, h)
     h_bar += dot_adjoint_right(t3_bar, w2, h)
     # golden_functions.py:59: h = np.tanh(w1 @ x + b1)
     t2_bar += (1.0 - h * h) * h_bar
-    t1_bar += sum_to(t2_bar, t1)
-    b1_bar += sum_to(t2_bar, b1)
+    t1_bar += sum_to(t2_bar, t1_bar)
+    b1_bar += sum_to(t2_bar, b1_bar)
     w1_bar += dot_adjoint_left(t1_bar, w1, x)
     return (value, (w1_bar, b1_bar, w2_bar))
 
