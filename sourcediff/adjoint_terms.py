@@ -92,10 +92,41 @@ def adjoint_terms(stmt: ast.Assign, active, types, bar: Callable[[str], str]) ->
     else:
         terms = _assignment_terms(stmt, types, bar)
     terms = [_shape_from_adjoint(t, types, bar) for t in terms if t.name in active]
+    terms = _merge_repeated(terms)
     rule = rules.lookup(rules.rule_name(stmt.value))
     if rule and rule.scalar_adjoints_only and any(types[t.name].kind == "array" for t in terms):
         raise SourceDiffError(rule.scalar_adjoints_only, *getattr(stmt, "origin", ("", 0)))
     return terms
+
+
+def _merge_repeated(terms: list[Term]) -> list[Term]:
+    """One term for a contribution made twice (``t = x * x``: ``x_bar += x * g`` twice
+    becomes ``x_bar += 2.0 * (x * g)``; ``e + e == 2.0 * e`` exactly).
+
+    >>> g = ast.parse("x * g", mode="eval").body
+    >>> [ast.unparse(t.expr) for t in _merge_repeated([Term("x", g), Term("x", g)])]
+    ['2.0 * (x * g)']
+    """
+    counts: dict[tuple, list] = {}
+    for term in terms:
+        simple = term.index is None and term.over is None
+        key = (term.name, ast.dump(term.expr)) if simple else (id(term),)
+        counts.setdefault(key, [term, 0])[1] += 1
+    merged = []
+    for term, count in counts.values():
+        if count > 1:
+            scaled = _scaled(term.expr, float(count))
+            term = dataclasses.replace(term, expr=scaled)
+        merged.append(term)
+    return merged
+
+
+def _scaled(expr: ast.expr, factor: float) -> ast.expr:
+    """``factor * expr``, inside a ``sum_to`` so that the reduction runs once."""
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id == "sum_to":
+        inner = ast.BinOp(ast.Constant(factor), ast.Mult(), expr.args[0])
+        return ast.Call(expr.func, [inner, *expr.args[1:]], [])
+    return ast.BinOp(ast.Constant(factor), ast.Mult(), expr)
 
 
 def _shape_from_adjoint(term: Term, types, bar) -> Term:

@@ -147,8 +147,7 @@ def heat_vjp(u0, alpha, steps, heat_bar):
     v_bar = np.zeros_like(v)
     t18_bar = heat_bar
     t17_bar += t18_bar
-    u_bar += sum_to(u * t17_bar, u_bar)
-    u_bar += sum_to(u * t17_bar, u_bar)
+    u_bar += sum_to(2.0 * (u * t17_bar), u_bar)
     # golden_functions.py:49: for _ in range(steps):
     for _ in range(n_iter - 1, -1, -1):
         # golden_functions.py:54: u, v = v, u

@@ -62,8 +62,7 @@ def logistic_vjp(k, y0, n, logistic_bar):
     # reverse sweep
     k_bar = 0.0
     t6_bar = logistic_bar
-    y_bar = y * t6_bar
-    y_bar += y * t6_bar
+    y_bar = 2.0 * (y * t6_bar)
     # golden_functions.py:40: for _ in range(n):
     for _ in range(n_iter - 1, -1, -1):
         # golden_functions.py:41: y = y + dt * k * y * (1.0 - y)

@@ -55,8 +55,7 @@ def mlp_loss_vjp(w1, b1, w2, x, y, mlp_loss_bar):
     t4_bar = np.zeros_like(t4)
     t5_bar = mlp_loss_bar
     t4_bar += t5_bar
-    d_bar += sum_to(d * t4_bar, d_bar)
-    d_bar += sum_to(d * t4_bar, d_bar)
+    d_bar += sum_to(2.0 * (d * t4_bar), d_bar)
     # golden_functions.py:60: d = w2 @ h - y
     t3_bar += sum_to(d_bar, t3_bar)
     w2_bar += dot_adjoint_left(t3_bar, w2, h)
