@@ -176,6 +176,16 @@ def _custom_rules(parsed: ParsedFunction):
     return rules.custom_rules({name: c.rule() for name, c in parsed.customs().items()})
 
 
+def _records(counting: ast.FunctionDef) -> bool:
+    """Whether the counting function ever adds to what is recorded (``tapesize``)."""
+    return any(
+        isinstance(node, ast.AugAssign)
+        and isinstance(node.target, ast.Name)
+        and node.target.id in ("recorded_bytes", "iteration_bytes")
+        for node in ast.walk(counting)
+    )
+
+
 def _with_externals(built: Built, parsed: ParsedFunction) -> Built:
     built.externals = externals(parsed)
     return built
@@ -200,7 +210,9 @@ def _build_adjoint_module(parsed: ParsedFunction, request: Request) -> Built:
         texts = [primal_text] + [_function_text(f) for f in functions if f is not None]
         _dump("reverse", texts[1])
         meta = {"outputs": outputs, "result": types.result.kind}
-        meta["time_loops"] = int(has_time_loop(nf.node, types))
+        # Nothing to checkpoint when nothing is recorded: "auto" then needs no count.
+        counting = next(f for f in functions if f is not None and f.name == names[2])
+        meta["time_loops"] = int(has_time_loop(nf.node, types) and _records(counting))
         with stage("codegen", parsed.name):
             header = _header(parsed, request, wrt, types, meta)
             text = module_source(header, nf.constants, texts)
