@@ -254,10 +254,13 @@ def analyses(nf: NormalizedFunction, parsed: ParsedFunction, request: Request, t
     loops = outermost_loops(nf.node.body)
     _dump("plan", "\n".join(f"line {loop.lineno}: {plan.mode(loop)}" for loop in loops))
     with stage("recording", parsed.name):
-        recomputed = {}
-        if plan.recompute_temporaries:
-            reads_of = lambda stmt, act: reverse_reads(stmt, act, types)  # noqa: E731
-            recomputed = choose_recomputed(nf.node, nf.temps, active, reads_of)
+        # Index arithmetic (i - 1, n - 1) is recomputed under every policy: storing it
+        # would only cost memory; "store" keeps every other value the reverse sweep needs.
+        temps = nf.temps
+        if not plan.recompute_temporaries:
+            temps = {t for t in temps if types[t].kind == "int"}
+        reads_of = lambda stmt, act: reverse_reads(stmt, act, types)  # noqa: E731
+        recomputed = choose_recomputed(nf.node, temps, active, reads_of)
         recording = analyze_recording(
             nf.node, active, nf.counters, nf.filename, types, recomputed, plan.reruns
         )

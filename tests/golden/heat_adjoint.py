@@ -62,22 +62,10 @@ def heat_vjp(u0, alpha, steps, heat_bar):
     # forward sweep
     n_i = 0
     t10 = 0.0
-    t14 = 0
-    t15 = 0
-    t3 = 0
-    t8 = 0
     n_i_tape = np.empty(0, np.int64)
     n_i_top = 0
-    t3_tape = np.empty(0, np.int64)
-    t3_top = 0
-    t8_tape = np.empty(0, np.int64)
-    t8_top = 0
     t10_tape = np.empty(0, np.float64)
     t10_top = 0
-    t14_tape = np.empty(0, np.int64)
-    t14_top = 0
-    t15_tape = np.empty(0, np.int64)
-    t15_top = 0
     # golden_functions.py:46: n = u0.shape[0]
     n = u0.shape[0]
     # golden_functions.py:47: u = u0.copy()
@@ -87,11 +75,7 @@ def heat_vjp(u0, alpha, steps, heat_bar):
     # golden_functions.py:49: for _ in range(steps):
     n_iter = len(range(steps))
     n_i_tape = np.empty(n_iter, np.int64)
-    t3_tape = np.empty(n_iter * len(range(1, n - 1)), np.int64)
-    t8_tape = np.empty(n_iter * len(range(1, n - 1)), np.int64)
     t10_tape = np.empty(n_iter * len(range(1, n - 1)), np.float64)
-    t14_tape = np.empty(n_iter, np.int64)
-    t15_tape = np.empty(n_iter, np.int64)
     for _ in range(steps):
         # golden_functions.py:50: for i in range(1, n - 1):
         t1 = n - 1
@@ -101,15 +85,11 @@ def heat_vjp(u0, alpha, steps, heat_bar):
         for i in range(1, t1):
             # golden_functions.py:51: v[i] = u[i] + alpha * (u[i - 1] - 2.0 * u[i] + u[i + 1])
             t2 = u[i]
-            t3_tape[t3_top] = t3
-            t3_top += 1
             t3 = i - 1
             t4 = u[t3]
             t5 = u[i]
             t6 = 2.0 * t5
             t7 = t4 - t6
-            t8_tape[t8_top] = t8
-            t8_top += 1
             t8 = i + 1
             t9 = u[t8]
             t10_tape[t10_top] = t10
@@ -121,12 +101,8 @@ def heat_vjp(u0, alpha, steps, heat_bar):
         # golden_functions.py:52: v[0] = u[0]
         t13 = u[0]
         v[0] = t13
-        t14_tape[t14_top] = t14
-        t14_top += 1
         # golden_functions.py:53: v[n - 1] = u[n - 1]
         t14 = n - 1
-        t15_tape[t15_top] = t15
-        t15_top += 1
         t15 = n - 1
         t16 = u[t15]
         v[t14] = t16
@@ -154,14 +130,12 @@ def heat_vjp(u0, alpha, steps, heat_bar):
         v, u = (u, v)
         v_bar, u_bar = (u_bar, v_bar)
         # golden_functions.py:53: v[n - 1] = u[n - 1]
+        t14 = n - 1
         t16_bar += v_bar[t14]
         v_bar[t14] = 0.0
+        t15 = n - 1
         u_bar[t15] += t16_bar
         t16_bar = 0.0
-        t15_top -= 1
-        t15 = t15_tape[t15_top]
-        t14_top -= 1
-        t14 = t14_tape[t14_top]
         # golden_functions.py:52: v[0] = u[0]
         t13_bar += v_bar[0]
         v_bar[0] = 0.0
@@ -181,16 +155,14 @@ def heat_vjp(u0, alpha, steps, heat_bar):
             t9_bar = t10_bar
             t10_top -= 1
             t10 = t10_tape[t10_top]
+            t8 = i + 1
             u_bar[t8] += t9_bar
-            t8_top -= 1
-            t8 = t8_tape[t8_top]
             t4_bar = t7_bar
             t6_bar = -t7_bar
             t5_bar = 2.0 * t6_bar
             u_bar[i] += t5_bar
+            t3 = i - 1
             u_bar[t3] += t4_bar
-            t3_top -= 1
-            t3 = t3_tape[t3_top]
             u_bar[i] += t2_bar
         n_i_top -= 1
         n_i = n_i_tape[n_i_top]
@@ -204,10 +176,6 @@ def heat_record_bytes(u0, alpha, steps):
     peak_bytes = 0
     n_i = 0
     t10 = 0.0
-    t14 = 0
-    t15 = 0
-    t3 = 0
-    t8 = 0
     n = u0.shape[0]
     u = np.copy(u0)
     v = np.zeros(n)
@@ -218,13 +186,11 @@ def heat_record_bytes(u0, alpha, steps):
         n_i = len(range(1, t1))
         for i in range(1, t1):
             t2 = u[i]
-            recorded_bytes += 8
             t3 = i - 1
             t4 = u[t3]
             t5 = u[i]
             t6 = 2.0 * t5
             t7 = t4 - t6
-            recorded_bytes += 8
             t8 = i + 1
             t9 = u[t8]
             recorded_bytes += 8
@@ -234,9 +200,7 @@ def heat_record_bytes(u0, alpha, steps):
             v[i] = t12
         t13 = u[0]
         v[0] = t13
-        recorded_bytes += 8
         t14 = n - 1
-        recorded_bytes += 8
         t15 = n - 1
         t16 = u[t15]
         v[t14] = t16
