@@ -136,6 +136,8 @@ class Flattener(CallFlattening):
                     subscript,
                     f"the module-level array '{base.id}' is read-only here; write into a copy",
                 )
+        elif isinstance(ctx, ast.Load) and not isinstance(base, ast.Name):
+            base = self.atom(base)  # np.sum(t, axis=1)[0]: index a temporary holding it
         elif not (isinstance(base, ast.Name) and base.id in self.locals):
             raise self.fn.error(subscript, "only local arrays and arguments can be indexed")
         index = subscript.slice

@@ -152,6 +152,7 @@ class _Writer:
             (self.tuple_pack, 1),
             (self.rows_loop, 1 if self.loop_depth < 2 else 0),
             (self.loop_exit, 2 if self.loop_depth else 0),
+            (self.tensor_statement, 1),
         ]
         functions, weights = zip(*choices)
         self.rng.choices(functions, weights)[0](depth)
@@ -351,10 +352,37 @@ class _Writer:
         self.emit(depth, f"{name} = {name}")
         self.tags.add("self_assign")
 
+    def tensor(self) -> str:
+        """A local rank-3 array (2, 4, 4), stacked from ``m`` and ``a``'s outer product."""
+        if self.tensor_name is None:
+            self.tensor_name = "t3d"
+            self.lines.insert(self.top_insert, "    t3d = np.stack((m, np.outer(a, a)), axis=0)")
+            self.top_insert += 1
+        return self.tensor_name
+
+    def tensor_statement(self, depth: int) -> None:
+        """Writes into, slice updates of and reductions over a rank-3 array."""
+        t, vec = self.tensor(), self.rng.choice(self.vectors)
+        forms = [
+            (f"{t}[{self.rng.randrange(2)}] = m * {self.scalar(1)}", "rank3_slab_write"),
+            (f"{t}[:, 1:3, :] += 0.5 * {t}[:, :2, :]", "rank3_slice_update"),
+            (f"{t}[1, :, {self.rng.randrange(4)}] = np.sin({vec})", "rank3_fibre_write"),
+            (
+                f"{self.rng.choice(self.floats)} += np.sum({t}[:, 1:, :2] * {t}[:, :-1, 1:3])",
+                "rank3_reduce",
+            ),
+            (f"{vec} = np.sum({t}, axis={self.rng.randrange(1, 3)})[0] * 0.5", "rank3_axis_sum"),
+        ]
+        line, tag = self.rng.choice(forms)
+        self.emit(depth, line)
+        self.tags.add(tag)
+
     def result(self) -> str:
         floats = " + ".join(self.rng.sample(self.floats, min(3, len(self.floats))))
         vec = self.rng.choice(self.vectors)
         matrix = " + 0.1 * np.sum(m * m)" if self.rng.random() < 0.5 else ""
+        if self.tensor_name is not None:
+            matrix += f" + 0.05 * np.sum({self.tensor_name} ** 2)"
         return f"{floats} + np.sum({vec} * {vec}){matrix}"
 
 
@@ -363,6 +391,7 @@ def generate(seed: int) -> Program:
     rng = random.Random(seed)
     writer = _Writer(rng)
     writer.loop_var = None
+    writer.tensor_name = None
     writer.emit(0, "def f(x0, x1, a, m, n):")
     writer.top_insert = len(writer.lines)
     writer.block(1, rng.randint(3, 7))
