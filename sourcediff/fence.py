@@ -130,6 +130,8 @@ def _check_node(fn: _Site, node: ast.AST) -> None:
     if isinstance(node, ast.Expr) and not _is_docstring(fn, node.value):
         if isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Name):
             return  # maybe a helper that writes into arrays; flatten decides
+        if isinstance(node.value, ast.Call) and out_keyword(node.value) is not None:
+            return  # np.multiply(x, y, out=z): flatten writes z[...]
         if isinstance(node.value, ast.Call):
             called = ast.unparse(node.value.func)
             raise fn.error(
@@ -163,14 +165,20 @@ def _check_for(fn: _Site, node: ast.For) -> None:
             )
 
 
+def out_keyword(call: ast.Call) -> ast.expr | None:
+    """The ``out=`` argument of a NumPy call, if it has one."""
+    return next((kw.value for kw in call.keywords if kw.arg == "out"), None)
+
+
 def _check_target(fn: _Site, target: ast.AST) -> None:
     if isinstance(target, ast.Subscript):
         if not isinstance(target.value, ast.Name):
             raise fn.error(target, "only elements of a named array can be assigned: a[i] = v")
     elif isinstance(target, ast.Tuple):
         for elt in target.elts:
-            if not isinstance(elt, ast.Name):
-                raise fn.error(elt, "only names can be unpacked into; assign one at a time")
+            if not isinstance(elt, (ast.Name, ast.Subscript)):
+                raise fn.error(elt, "only names and elements can be unpacked into")
+            _check_target(fn, elt)
     elif isinstance(target, ast.Attribute):
         raise fn.error(target, "assigning to an attribute is not supported; use a local variable")
     elif not isinstance(target, ast.Name):

@@ -4,7 +4,8 @@ sourcediff once refused: ``dtype=``, ``.dtype``, ``np.eye``, chained assignment,
 ``np.flip``, ``np.linalg.solve``/``inv``/``det``, ``np.prod`` over a zero element, new
 axes (``x[:, None]``), array literals (``np.array([a, b])``), loops over rows, methods on
 expressions (``A[:, j].copy()``), boolean masks, ``np.max``/``np.min`` along an axis, joins
-(``np.concatenate``, ``np.stack``, ``np.hstack``, ``np.vstack``)."""
+(``np.concatenate``, ``np.stack``, ``np.hstack``, ``np.vstack``), unpacking into elements,
+``out=``, indexing an expression's result."""
 
 import math
 
@@ -129,6 +130,37 @@ def module_constant_arrays(x, n):
 
 
 A3 = np.array([[2.0, 0.3, 0.1], [0.3, 1.5, 0.2], [0.1, 0.2, 1.8]])
+
+
+def unpack_into_elements(x, y):
+    """``a[0], s, a[2] = ...``: every value first, then each target, left to right."""
+    a = np.zeros(3)
+    s = 0.5
+    a[0], s, a[2] = s * x[1], a[0] + x[0] * y, s
+    d = np.zeros(2)
+    d[0], d[1] = _pair(x[0], s)
+    return np.sum(a * a) + np.sum(d * d)
+
+
+def _pair(u, v):
+    return u * v, u - v
+
+
+def out_keyword(x, y):
+    """``np.multiply(x, y, out=z)`` writes ``z`` in place."""
+    z = np.empty_like(x)
+    np.multiply(x, y, out=z)
+    np.add(z, np.sin(x), out=z)
+    return np.sum(z * z)
+
+
+def index_expressions(t, a):
+    """Indexing a call's or an operation's result."""
+    v = np.sum(t, axis=1)[0] * 0.5
+    w = (a * 2.0)[1:] + np.outer(a, a)[2, 1:]
+    return np.sum(v * v) + np.sum(w * a[:2]) + (t.T)[1, 2, 0]
+
+
 CASES = [
     (dtype_keyword, (np.linspace(0.2, 1.0, 4), 3), (0,)),
     (dtype_attribute, (np.linspace(0.2, 1.0, 4),), (0,)),
@@ -150,4 +182,11 @@ CASES = [
     ),
     (rows_and_copies, (A3.copy(),), (0,)),
     (ode_with_literals, (np.array([1.0, 0.2]), 1.3, 4), (0, 1)),
+    (unpack_into_elements, (np.array([0.3, -0.7]), 0.9), (0, 1)),
+    (out_keyword, (np.array([0.3, -0.4, 0.8]), np.array([1.3, 0.6, 2.0])), (0, 1)),
+    (
+        index_expressions,
+        (np.arange(18.0).reshape(2, 3, 3) / 9.0, np.array([0.3, -0.4, 0.8])),
+        (0, 1),
+    ),
 ]

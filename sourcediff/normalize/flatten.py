@@ -24,6 +24,7 @@ import math
 import numpy as np
 
 from .. import rules
+from ..fence import out_keyword
 from ..naming import Namer
 from ..parse import ParsedFunction
 from . import arrays
@@ -89,10 +90,23 @@ class Flattener(CallFlattening):
         if isinstance(value, ast.Call) and self._helper_name(value.func):
             self.emit(ast.Expr(self.simple(value)))
             return
+        if isinstance(value, ast.Call) and out_keyword(value) is not None:
+            self.write_out(value, stmt)
+            return
         called = ast.unparse(value.func) if isinstance(value, ast.Call) else "this expression"
         raise self.fn.error(
             stmt, f"calling '{called}' for its side effects is not supported; remove the call"
         )
+
+    def write_out(self, call: ast.Call, stmt: ast.stmt) -> None:
+        """``np.multiply(x, y, out=z)`` is ``z[...] = np.multiply(x, y)``."""
+        out = out_keyword(call)
+        if not isinstance(out, ast.Name):
+            raise self.fn.error(call, "out= must name an array; write 'z[...] = f(x)'")
+        keywords = [kw for kw in call.keywords if kw.arg != "out"]
+        value = ast.Call(call.func, call.args, keywords)
+        target = ast.Subscript(ast.Name(out.id, ast.Load()), ast.Constant(...), ast.Store())
+        self.stmt_Assign(ast.copy_location(ast.Assign([target], value), stmt))
 
     def stmt_Break(self, stmt: ast.Break) -> None:
         self.emit(ast.Break())
@@ -105,8 +119,17 @@ class Flattener(CallFlattening):
                 self.stmt_Assign(ast.copy_location(ast.Assign([target], value), stmt))
             return
         target = stmt.targets[0]
-        if isinstance(target, ast.Tuple):
+        if isinstance(target, ast.Tuple) and all(isinstance(e, ast.Name) for e in target.elts):
             self.unpack([e.id for e in target.elts], stmt.value)
+        elif isinstance(target, ast.Tuple):
+            # a[0], a[1] = u, v: every value first (into temporaries), then each target,
+            # left to right, as Python does.
+            temps = [self.new_temp() for _ in target.elts]
+            self.unpack(temps, stmt.value)
+            for elt, temp in zip(target.elts, temps):
+                self.stmt_Assign(
+                    ast.copy_location(ast.Assign([elt], ast.Name(temp, ast.Load())), stmt)
+                )
         elif isinstance(target, ast.Subscript):
             element = self.element(target, ast.Store())
             self.emit(ast.Assign([element], self.atom(stmt.value)))
