@@ -153,6 +153,7 @@ class _Writer:
             (self.rows_loop, 1 if self.loop_depth < 2 else 0),
             (self.loop_exit, 2 if self.loop_depth else 0),
             (self.tensor_statement, 1),
+            (self.unpack_or_out, 1),
         ]
         functions, weights = zip(*choices)
         self.rng.choices(functions, weights)[0](depth)
@@ -372,6 +373,23 @@ class _Writer:
                 "rank3_reduce",
             ),
             (f"{vec} = np.sum({t}, axis={self.rng.randrange(1, 3)})[0] * 0.5", "rank3_axis_sum"),
+        ]
+        line, tag = self.rng.choice(forms)
+        self.emit(depth, line)
+        self.tags.add(tag)
+
+    def unpack_or_out(self, depth: int) -> None:
+        """Unpacking into elements, and NumPy's ``out=`` keyword."""
+        vec, other = self.rng.choice(self.vectors), self.rng.choice(self.vectors)
+        i, j = self.rng.sample(range(4), 2)
+        forms = [
+            (f"{vec}[{i}], {vec}[{j}] = {self.scalar(1)}, {vec}[{i}]", "unpack_elements"),
+            (
+                f"{vec}[{i}], {self.rng.choice(self.floats)} = {self.scalar(1)}, {other}[{j}]",
+                "unpack_mixed",
+            ),
+            (f"np.multiply({other}, {self.scalar(2)}, out={vec})", "out_keyword"),
+            (f"np.add({vec}, np.sin({other}), out={vec})", "out_keyword"),
         ]
         line, tag = self.rng.choice(forms)
         self.emit(depth, line)
