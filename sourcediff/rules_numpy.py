@@ -202,6 +202,15 @@ def _reduction_rows() -> list[Rule]:
     )
     rows.append(
         Rule(
+            "np.diag",
+            ("x",),
+            ("1",),
+            adjoints=("diag_adjoint(x, g)",),
+            tangents=("np.diag(tangent)",),
+        )
+    )
+    rows.append(
+        Rule(
             "np.diff",
             ("x",),
             ("1",),
@@ -310,7 +319,8 @@ def array_rows() -> list[Rule]:
 
 def _linalg_rows() -> list[Rule]:
     """Linear algebra (LAPACK through NumPy, SciPy's under Numba): X = solve(A, B) has
-    B_bar = solve(A.T, G) and A_bar = -B_bar X.T; inv and det by the inverse transpose."""
+    B_bar = solve(A.T, G) and A_bar = -B_bar X.T; inv and det by the inverse transpose;
+    Cholesky by Murray's triangular formula (``special.cholesky_adjoint``)."""
     solved = "linalg_solve(np.transpose(A), g)"
     return [
         Rule(
@@ -333,6 +343,13 @@ def _linalg_rows() -> list[Rule]:
             ("1",),
             adjoints=("g * out * np.transpose(linalg_inv(A))",),
             tangents=("out * np.sum(np.transpose(linalg_inv(A)) * tangent)",),
+        ),
+        Rule(
+            "linalg_cholesky",
+            ("A",),
+            ("1",),
+            adjoints=("cholesky_adjoint(out, g)",),
+            tangents=("cholesky_tangent(out, tangent)",),
         ),
     ]
 

@@ -21,9 +21,13 @@ from numba.extending import overload
 from . import special
 from .products import dot, dot_adjoint_left, dot_adjoint_right  # noqa: F401 - generated code
 from .special import (  # noqa: F401 - for generated code
+    cholesky_adjoint,
+    cholesky_tangent,
+    diag_adjoint,
     diff_adjoint,
     digamma,
     extreme_mask_along,
+    linalg_cholesky,
     linalg_det,
     linalg_inv,
     linalg_solve,

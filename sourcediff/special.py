@@ -114,6 +114,84 @@ def _det(a):
     return lambda a: np.linalg.det(np.ascontiguousarray(a))
 
 
+def linalg_cholesky(a):
+    """``np.linalg.cholesky(a)``: the lower factor, from ``a``'s lower triangle (LAPACK)."""
+    return np.linalg.cholesky(a)
+
+
+@overload(linalg_cholesky)
+def _cholesky(a):
+    return lambda a: np.linalg.cholesky(np.ascontiguousarray(a))
+
+
+def _transposed_solve(lower, rhs):
+    """``lower^-T rhs``."""
+    return np.linalg.solve(np.ascontiguousarray(lower.T), np.ascontiguousarray(rhs))
+
+
+def cholesky_adjoint(lower, g):
+    """The adjoint of ``A`` for ``L = cholesky(A)`` given ``L``'s adjoint ``g`` (Murray 2016).
+
+    With ``P = L^-T phi(L^T g) L^-1`` (``phi``: the lower triangle, diagonal halved), and
+    since LAPACK reads only ``A``'s lower triangle, ``A_bar`` is ``P + P^T`` below the
+    diagonal, ``P``'s diagonal on it, and zero above.
+    """
+    m = np.tril(np.dot(lower.T, g))
+    m -= 0.5 * np.diag(np.diag(m))
+    p = _transposed_solve(lower, _transposed_solve(lower, m.T).T)
+    return np.tril(p + p.T) - np.diag(np.diag(p))
+
+
+def cholesky_tangent(lower, tangent):
+    """``L_dot = L phi(L^-1 S_dot L^-T)``, ``S_dot`` the symmetric tangent the lower
+    triangle of ``tangent`` stands for."""
+    s_dot = np.tril(tangent) + np.tril(tangent, -1).T
+    x = np.linalg.solve(np.ascontiguousarray(lower), np.ascontiguousarray(s_dot))
+    x = np.linalg.solve(np.ascontiguousarray(lower), np.ascontiguousarray(x.T)).T
+    x = np.tril(x)
+    x -= 0.5 * np.diag(np.diag(x))
+    return np.dot(lower, x)
+
+
+@overload(_transposed_solve)
+def _transposed_solve_overload(lower, rhs):
+    return _transposed_solve
+
+
+@overload(cholesky_adjoint)
+def _cholesky_adjoint_overload(lower, g):
+    return cholesky_adjoint
+
+
+@overload(cholesky_tangent)
+def _cholesky_tangent_overload(lower, tangent):
+    return cholesky_tangent
+
+
+def diag_adjoint(x, g):
+    """The adjoint of ``x`` for ``np.diag(x)``: ``g``'s diagonal for a vector ``x``, ``g`` on
+    the diagonal of a zero array shaped like a matrix ``x``."""
+    if np.ndim(x) == 1:
+        return np.diag(g).copy()
+    return _diag_into(np.zeros(x.shape), g)
+
+
+def _diag_into(out, g):
+    for i in range(g.shape[0]):
+        out[i, i] = g[i]
+    return out
+
+
+@overload(diag_adjoint)
+def _diag_adjoint(x, g):
+    if x.ndim == 1:
+        return lambda x, g: np.diag(np.ascontiguousarray(g)).copy()
+    return lambda x, g: _diag_into_jit(np.zeros(x.shape), g)
+
+
+_diag_into_jit = numba.njit(cache=True)(_diag_into)
+
+
 def max_along(x, axis):
     """``np.max(x, axis=axis)`` (Numba has no ``axis=`` for it; compiled for 2-D arrays)."""
     return np.max(x, axis=axis)
@@ -200,3 +278,4 @@ def _diff_adjoint(g, x):
 
 HELPERS = ("digamma", "prod_adjoint", "linalg_solve", "linalg_inv", "linalg_det", "diff_adjoint")
 HELPERS += ("max_along", "min_along", "extreme_mask_along")
+HELPERS += ("linalg_cholesky", "cholesky_adjoint", "cholesky_tangent", "diag_adjoint")

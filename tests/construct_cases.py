@@ -5,7 +5,7 @@ sourcediff once refused: ``dtype=``, ``.dtype``, ``np.eye``, chained assignment,
 axes (``x[:, None]``), array literals (``np.array([a, b])``), loops over rows, methods on
 expressions (``A[:, j].copy()``), boolean masks, ``np.max``/``np.min`` along an axis, joins
 (``np.concatenate``, ``np.stack``, ``np.hstack``, ``np.vstack``), unpacking into elements,
-``out=``, indexing an expression's result."""
+``out=``, indexing an expression's result, ``np.linalg.cholesky``, ``np.diag``."""
 
 import math
 
@@ -159,6 +159,14 @@ def index_expressions(t, a):
     v = np.sum(t, axis=1)[0] * 0.5
     w = (a * 2.0)[1:] + np.outer(a, a)[2, 1:]
     return np.sum(v * v) + np.sum(w * a[:2]) + (t.T)[1, 2, 0]
+
+
+def cholesky_and_diag(B, v):
+    """``np.linalg.cholesky`` (Murray's adjoint; LAPACK reads the lower triangle), ``np.diag``
+    both ways."""
+    L = np.linalg.cholesky(B @ B.T + 3.0 * np.eye(B.shape[0]))
+    logdet = 2.0 * np.sum(np.log(np.diag(L)))
+    return logdet + np.sum(np.sin(L)) + np.sum(np.diag(v) @ B) + np.sum(np.diag(B[:, :2]) ** 2)
 
 
 CASES = [

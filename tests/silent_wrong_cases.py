@@ -277,6 +277,13 @@ def shaped_by_the_branch(a, n):
     return s
 
 
+def diagonal_view_then_written(m, a):
+    """Fuzz seed 720413: NumPy's np.diag(m) is a view of m; m is scaled afterwards."""
+    s = np.sum(np.square(np.diag(m)) * a)
+    m[1:] *= 0.9
+    return s + np.sum(m * m)
+
+
 CASES = [
     (dot_then_overwrite, (RNG.random(3),), (0,)),
     (matmul_then_slice_update, (RNG.random(3), RNG.random((2, 3))), (0, 1)),
@@ -308,6 +315,7 @@ CASES = [
     (reshaped_after_the_first_iteration, (RNG.random(4), RNG.random((3, 4)), 3), (0, 1)),
     (shrinks_from_itself, (RNG.random(4), 3), (0,)),
     (shaped_by_the_branch, (RNG.random(4), 3), (0,)),
+    (diagonal_view_then_written, (RNG.random((3, 3)), RNG.random(3)), (0, 1)),
 ]
 
 REFUSED = [

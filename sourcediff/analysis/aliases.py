@@ -19,7 +19,7 @@ from ..errors import UnsupportedSyntaxError
 from .liveness import live_after_writes
 from .types import TypeTable
 
-VIEWS = {"np.reshape", "np.ravel", "np.transpose", "np.flip", "np.expand_dims"}
+VIEWS = {"np.reshape", "np.ravel", "np.transpose", "np.flip", "np.expand_dims", "np.diag"}
 
 
 def _base(value: ast.expr, types: TypeTable) -> str:

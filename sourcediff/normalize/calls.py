@@ -147,7 +147,7 @@ METHODS = {
 # Library functions that generated code spells differently: NumPy's versions of these
 # need BLAS/LAPACK (SciPy) under Numba, ours are plain loops (sourcediff.runtime).
 RENAMED = {"np.dot": "dot", "np.matmul": "dot", "np.linalg.norm": "norm"}
-RENAMED |= {f"np.linalg.{name}": f"linalg_{name}" for name in ("solve", "inv", "det")}
+RENAMED |= {f"np.linalg.{name}": f"linalg_{name}" for name in ("solve", "inv", "det", "cholesky")}
 
 
 def _method_call(expr: ast.Call, local_names: set[str]):

@@ -1,6 +1,6 @@
 """Give views of arrays that are written in place a base of their own.
 
-``t = np.flip(a)`` (likewise ``np.reshape``, ``np.ravel``, ``np.transpose``,
+``t = np.flip(a)`` (likewise ``np.reshape``, ``np.ravel``, ``np.transpose``, ``np.diag``,
 ``np.expand_dims``) shares ``a``'s memory. When ``a`` is written in place
 afterwards, ``t``'s values change with it, while the reverse sweep needs ``t``
 as it was when it was read (``np.square(t)`` has adjoint ``2 t g``). Writes

@@ -393,10 +393,24 @@ def _fmod(x, y):
     return _out(x - y * np.trunc(_re(x) / _re(y)))
 
 
+def _cholesky(a):
+    """Cholesky of the lower triangle without conjugation: analytic in the entries, so that
+    the complex step differentiates it (NumPy's complex Cholesky is Hermitian)."""
+    a = np.asarray(a)
+    n = a.shape[0]
+    lower = np.zeros(a.shape, dtype=np.result_type(a, float))
+    for j in range(n):
+        lower[j, j] = np.sqrt(a[j, j] - np.sum(lower[j, :j] * lower[j, :j]))
+        for i in range(j + 1, n):
+            lower[i, j] = (a[i, j] - np.sum(lower[i, :j] * lower[j, :j])) / lower[j, j]
+    return lower
+
+
 def _linalg() -> _StandIn:
     """``np.linalg``: the norm, and the functions that are analytic in the entries."""
     members = {n: getattr(np.linalg, n) for n in ["solve", "inv", "det", "matrix_power"]}
     members.update(norm=_norm, multi_dot=np.linalg.multi_dot, LinAlgError=np.linalg.LinAlgError)
+    members.update(cholesky=_cholesky)
     return _StandIn("numpy.linalg", members)
 
 

@@ -67,6 +67,8 @@ REDUCTIONS = [
     ("np.sum(np.stack(({a}, {b}), axis=1) * m[:, :2])", "stack"),
     ("np.sum(np.diff({a}) ** 2) + np.trace(m) * {b}[0]", "diff_trace"),
     ("np.sum(np.max(m, axis=0) * {a}) + np.sum({b}[{b} > 0.0])", "max_axis_mask"),
+    ("np.sum(np.linalg.cholesky(m @ m.T + 2.0 * np.eye(4)) * np.outer({a}, {b}))", "cholesky"),
+    ("np.sum(np.diag(m) * {a}) + np.sum(np.diag({b}) @ m)", "diag"),
 ]
 # Integer index arrays with repeated indices: gathers accumulate, scatters' last write wins.
 INDEX_ARRAYS = ["np.arange(4) // 2", "3 - np.arange(4)", "(np.arange(4) * 2) % 3"]
