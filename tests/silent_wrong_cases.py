@@ -284,6 +284,17 @@ def diagonal_view_then_written(m, a):
     return s + np.sum(m * m)
 
 
+def mask_in_a_loop(a, m, n):
+    """Fuzz seed 603350: ``a[a > 0.0]`` selects another number of elements as ``a`` changes."""
+    s = 0.0
+    k = 0
+    while k < n:
+        k += 1
+        a[1:3] -= 0.5 * a[2:]
+        s = np.sum(np.max(m, axis=0) * a) + np.sum(a[a > 0.0])
+    return s + np.sum(a * a)
+
+
 CASES = [
     (dot_then_overwrite, (RNG.random(3),), (0,)),
     (matmul_then_slice_update, (RNG.random(3), RNG.random((2, 3))), (0, 1)),
@@ -315,6 +326,7 @@ CASES = [
     (reshaped_after_the_first_iteration, (RNG.random(4), RNG.random((3, 4)), 3), (0, 1)),
     (shrinks_from_itself, (RNG.random(4), 3), (0,)),
     (shaped_by_the_branch, (RNG.random(4), 3), (0,)),
+    (mask_in_a_loop, (np.array([0.9, 0.3, 0.8, -0.2]), RNG.random((4, 4)), 3), (0, 1)),
     (diagonal_view_then_written, (RNG.random((3, 3)), RNG.random(3)), (0, 1)),
 ]
 

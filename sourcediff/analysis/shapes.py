@@ -8,6 +8,7 @@ iteration's shape: it restores the old array and allocates its adjoint from
 it. This analysis finds those arrays, conservatively:
 
 - a slice whose bound or step is an integer assigned inside the loop, or
+- a boolean mask (``a[a > 0.0]``) computed inside the loop, or
 - an operation reading an integer or tuple assigned inside the loop (other
   than as a plain element index, which never changes a row's shape), or
 - an operation reading an array that is itself shape-variant, or
@@ -174,9 +175,25 @@ def _reads_variant(value: ast.expr, changing: set[str], variant: set[str], types
     if ir.is_element_read(value):
         bounds = [n for s in ast.walk(value.slice) if isinstance(s, ast.Slice) for n in _parts(s)]
         names = {n.id for b in bounds for n in ast.walk(b) if isinstance(n, ast.Name)}
+        if _selects_by_array(value, changing, variant, types):
+            return True
         return value.value.id in variant or bool(names & changing & _shape_names(types, names))
     names = {n.id for n in ast.walk(value) if isinstance(n, ast.Name)}
     return bool(names & variant) or bool(names & changing & _shape_names(types, names))
+
+
+def _selects_by_array(value: ast.Subscript, changing: set[str], variant: set[str], types) -> bool:
+    """``a[mask]`` has as many elements as ``mask`` has true values, which the loop may
+    change; ``a[idx]`` has ``idx``'s shape."""
+    for node in ast.walk(value.slice):
+        if isinstance(node, ast.Name) and types[node.id].kind == "array":
+            if types[node.id].dtype == "bool" and (
+                node.id in changing or value.value.id in changing
+            ):
+                return True
+            if node.id in variant:
+                return True
+    return False
 
 
 def _parts(piece: ast.Slice) -> list[ast.expr]:
