@@ -300,6 +300,11 @@ def _shape_rows() -> list[Rule]:
     rows.append(
         Rule("np.ravel", ("x",), ("1",), adjoints=(RESHAPE_BACK,), tangents=("np.ravel(tangent)",))
     )
+    for rank in (1, 2, 3):  # new axes of length 1 only: the adjoint reshapes back
+        name = f"np.atleast_{rank}d"
+        rows.append(
+            Rule(name, ("x",), ("1",), adjoints=(RESHAPE_BACK,), tangents=(f"{name}(tangent)",))
+        )
     rows.append(
         Rule(
             "np.reshape",

@@ -5,7 +5,7 @@ sourcediff once refused: ``dtype=``, ``.dtype``, ``np.eye``, chained assignment,
 axes (``x[:, None]``), array literals (``np.array([a, b])``), loops over rows, methods on
 expressions (``A[:, j].copy()``), boolean masks, ``np.max``/``np.min`` along an axis, joins
 (``np.concatenate``, ``np.stack``, ``np.hstack``, ``np.vstack``), unpacking into elements,
-``out=``, indexing an expression's result, ``np.linalg.cholesky``, ``np.diag``."""
+``out=``, indexing an expression's result, ``np.linalg.cholesky``, ``np.diag``, ``np.atleast_1d/2d/3d``."""
 
 import math
 
@@ -169,6 +169,12 @@ def cholesky_and_diag(B, v):
     return logdet + np.sum(np.sin(L)) + np.sum(np.diag(v) @ B) + np.sum(np.diag(B[:, :2]) ** 2)
 
 
+def at_least(x, A):
+    """``np.atleast_1d/2d/3d`` add axes of length 1."""
+    y = np.atleast_2d(x)
+    return np.sum(y * y) + np.sum(np.atleast_1d(x) * 2.0) + np.sum(np.atleast_3d(A) ** 3)
+
+
 CASES = [
     (dtype_keyword, (np.linspace(0.2, 1.0, 4), 3), (0,)),
     (dtype_attribute, (np.linspace(0.2, 1.0, 4),), (0,)),
@@ -197,4 +203,6 @@ CASES = [
         (np.arange(18.0).reshape(2, 3, 3) / 9.0, np.array([0.3, -0.4, 0.8])),
         (0, 1),
     ),
+    (cholesky_and_diag, (A3.copy(), np.array([0.5, -0.2, 0.9])), (0, 1)),
+    (at_least, (np.array([0.3, -0.4, 0.8]), A3.copy()), (0, 1)),
 ]
