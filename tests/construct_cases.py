@@ -5,7 +5,8 @@ sourcediff once refused: ``dtype=``, ``.dtype``, ``np.eye``, chained assignment,
 axes (``x[:, None]``), array literals (``np.array([a, b])``), loops over rows, methods on
 expressions (``A[:, j].copy()``), boolean masks, ``np.max``/``np.min`` along an axis, joins
 (``np.concatenate``, ``np.stack``, ``np.hstack``, ``np.vstack``), unpacking into elements,
-``out=``, indexing an expression's result, ``np.linalg.cholesky``, ``np.diag``, ``np.atleast_1d/2d/3d``."""
+``out=``, indexing an expression's result, ``np.linalg.cholesky``, ``np.diag``,
+``np.atleast_1d/2d/3d``."""
 
 import math
 
