@@ -22,9 +22,15 @@ REFUSED = {
     ast.With: ("'with'", "move the context manager outside the function"),
     ast.AsyncWith: ("'async with'", "move it outside the function"),
     ast.AsyncFor: ("'async for'", "use a plain 'for' over range()"),
-    ast.Lambda: ("'lambda'", "define a helper function with 'def' at module level"),
+    ast.Lambda: (
+        "a 'lambda' other than 'name = lambda ...' in the function's top-level body",
+        "assign it to a name there, or define a helper with 'def'",
+    ),
     ast.ClassDef: ("a class definition", "define classes outside the function"),
-    ast.FunctionDef: ("a nested function", "define the helper at module level"),
+    ast.FunctionDef: (
+        "a function defined inside a block or inside a nested function",
+        "define it in the function's top-level body or at module level",
+    ),
     ast.AsyncFunctionDef: ("a nested async function", "define helpers at module level"),
     ast.Global: ("'global'", "pass the value as an argument and return the result"),
     ast.Nonlocal: ("'nonlocal'", "pass the value as an argument and return the result"),
@@ -68,6 +74,7 @@ def check(node: ast.FunctionDef, filename: str) -> None:
     fn = _Site(filename, node)
     _check_signature(fn)
     literal_lists = arrays.literal_lists(node)  # np.array([a, b]) is an array, not a list
+    literal_lists |= arrays.small_array_lists(node)  # so is c = [1.0, x], only indexed
     for sub in ast.walk(node):
         refused = REFUSED.get(type(sub))
         if refused and sub is not node and id(sub) not in literal_lists:
@@ -151,9 +158,12 @@ def _check_for(fn: _Site, node: ast.For) -> None:
         and 1 <= len(it.args) <= 3
         and not it.keywords
     )
-    if not is_range and not isinstance(it, ast.Name):
+    over_list = isinstance(it, ast.List) and id(it) in arrays.small_array_lists(fn.node)
+    if not is_range and not over_list and not isinstance(it, ast.Name):
         raise fn.error(
-            node, "'for' loops must run over range(...) or the rows of an array; index with an int"
+            node,
+            "'for' loops must run over range(...), the rows of an array or a list of floats; "
+            "index with an int",
         )
     if not isinstance(node.target, ast.Name):
         raise fn.error(node.target, "the loop variable must be a single name")

@@ -23,6 +23,7 @@ import numpy as np
 from . import fence
 from .custom import CustomJVP, CustomVJP
 from .errors import SourceDiffError, UnsupportedCallError, UnsupportedSyntaxError
+from .nested import lift_nested_functions
 
 SUPPORTED_MODULES = {math: "math", np: "np"}
 SUPPORTED_BUILTINS = {"range", "len", "abs", "min", "max", "float", "int", "bool", "round"}
@@ -154,11 +155,26 @@ def parse_function(func, _active: tuple[str, ...] = ()) -> ParsedFunction:
     node = _function_node(ast.parse(source), func.__name__, filename, first_line)
     ast.increment_lineno(node, first_line - 1)
     node.decorator_list = []
+    lifted = lift_nested_functions(node, filename)
     fence.check(node, filename)
     parsed = ParsedFunction(func.__name__, filename, source, node, _defaults(func), record=record)
     key = f"{filename}:{func.__name__}"
-    parsed.names = _resolve_free_names(func, parsed, _active + (key,))
+    nested = _nested_helpers(lifted, parsed)
+    for inner in nested.values():
+        inner.names = _resolve_free_names(func, inner, _active + (key,), nested)
+    parsed.names = _resolve_free_names(func, parsed, _active + (key,), nested)
     return parsed
+
+
+def _nested_helpers(lifted: dict, outer: ParsedFunction) -> dict[str, ParsedFunction]:
+    """The lifted nested functions of ``outer`` as helpers, by the name ``outer`` calls."""
+    helpers = {}
+    for local, inner in lifted.items():
+        fence.check(inner.node, outer.filename)
+        helpers[local] = ParsedFunction(
+            inner.name, outer.filename, outer.source, inner.node, inner.defaults
+        )
+    return helpers
 
 
 def _unwrap(func):
@@ -196,7 +212,9 @@ def _local_names(node: ast.FunctionDef) -> set[str]:
     return names
 
 
-def _resolve_free_names(func, parsed: ParsedFunction, active: tuple[str, ...]):
+def _resolve_free_names(func, parsed: ParsedFunction, active: tuple[str, ...], nested: dict):
+    """What each free name of ``parsed`` stands for, in ``func``'s globals and closure;
+    ``nested`` holds the lifted nested functions of ``func``."""
     scope = dict(func.__globals__)
     closure = inspect.getclosurevars(func).nonlocals
     scope.update(closure)
@@ -206,6 +224,9 @@ def _resolve_free_names(func, parsed: ParsedFunction, active: tuple[str, ...]):
         if not (isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load)):
             continue
         if sub.id in local or sub.id in resolved:
+            continue
+        if sub.id in nested:
+            resolved[sub.id] = Resolved("helper", sub.id, helper=nested[sub.id])
             continue
         resolved[sub.id] = _resolve(sub, scope, parsed, active)
     return resolved

@@ -76,6 +76,7 @@ TEMPLATE_FUNCTIONS = {"dot", "dot_adjoint_left", "dot_adjoint_right", "first_ext
 TEMPLATE_FUNCTIONS |= {"digamma", "prod_adjoint", "linalg_solve", "linalg_inv", "linalg_det"}
 TEMPLATE_FUNCTIONS |= {"linalg_cholesky", "cholesky_adjoint", "cholesky_tangent", "diag_adjoint"}
 TEMPLATE_FUNCTIONS |= {"extreme_mask_along", "diff_adjoint"}
+TEMPLATE_FUNCTIONS |= {"linalg_slogdet_sign", "linalg_slogdet_logabs"}
 
 
 def template_errors(rule: Rule) -> list[str]:

@@ -349,6 +349,14 @@ def _linalg_rows() -> list[Rule]:
             adjoints=("g * out * np.transpose(linalg_inv(A))",),
             tangents=("out * np.sum(np.transpose(linalg_inv(A)) * tangent)",),
         ),
+        row("linalg_slogdet_sign", "A", None),
+        Rule(
+            "linalg_slogdet_logabs",
+            ("A",),
+            ("1",),
+            adjoints=("g * np.transpose(linalg_inv(A))",),
+            tangents=("np.sum(np.transpose(linalg_inv(A)) * tangent)",),
+        ),
         Rule(
             "linalg_cholesky",
             ("A",),

@@ -30,6 +30,8 @@ from .special import (  # noqa: F401 - for generated code
     linalg_cholesky,
     linalg_det,
     linalg_inv,
+    linalg_slogdet_logabs,
+    linalg_slogdet_sign,
     linalg_solve,
     max_along,
     min_along,

@@ -114,6 +114,26 @@ def _det(a):
     return lambda a: np.linalg.det(np.ascontiguousarray(a))
 
 
+def linalg_slogdet_sign(a):
+    """The sign of ``np.linalg.det(a)`` (``np.linalg.slogdet(a)[0]``), as a float."""
+    return float(np.linalg.slogdet(a)[0])
+
+
+@overload(linalg_slogdet_sign)
+def _slogdet_sign(a):
+    return lambda a: np.linalg.slogdet(np.ascontiguousarray(a))[0]
+
+
+def linalg_slogdet_logabs(a):
+    """``log |det a|`` (``np.linalg.slogdet(a)[1]``), without overflow, as a float."""
+    return float(np.linalg.slogdet(a)[1])
+
+
+@overload(linalg_slogdet_logabs)
+def _slogdet_logabs(a):
+    return lambda a: np.linalg.slogdet(np.ascontiguousarray(a))[1]
+
+
 def linalg_cholesky(a):
     """``np.linalg.cholesky(a)``: the lower factor, from ``a``'s lower triangle (LAPACK)."""
     return np.linalg.cholesky(a)
@@ -277,5 +297,6 @@ def _diff_adjoint(g, x):
 
 
 HELPERS = ("digamma", "prod_adjoint", "linalg_solve", "linalg_inv", "linalg_det", "diff_adjoint")
+HELPERS += ("linalg_slogdet_sign", "linalg_slogdet_logabs")
 HELPERS += ("max_along", "min_along", "extreme_mask_along")
 HELPERS += ("linalg_cholesky", "cholesky_adjoint", "cholesky_tangent", "diag_adjoint")

@@ -6,7 +6,8 @@ axes (``x[:, None]``), array literals (``np.array([a, b])``), loops over rows, m
 expressions (``A[:, j].copy()``), boolean masks, ``np.max``/``np.min`` along an axis, joins
 (``np.concatenate``, ``np.stack``, ``np.hstack``, ``np.vstack``), unpacking into elements,
 ``out=``, indexing an expression's result, ``np.linalg.cholesky``, ``np.diag``,
-``np.atleast_1d/2d/3d``."""
+``np.atleast_1d/2d/3d``, nested functions and lambdas,
+``np.linalg.slogdet``, lists of floats used as small arrays."""
 
 import math
 
@@ -176,6 +177,54 @@ def at_least(x, A):
     return np.sum(y * y) + np.sum(np.atleast_1d(x) * 2.0) + np.sum(np.atleast_3d(A) ** 3)
 
 
+def nested_functions(y0, k, n):
+    """Nested ``def`` and named lambdas closing over the function's variables, read at call
+    time (``k`` changes between calls), calling each other and writing into an array."""
+    rhs = lambda y, c=0.1: -k * y + c * np.sin(y)  # noqa: E731
+    h = 0.1
+    path = np.zeros(n)
+
+    def step(y):
+        a = rhs(y)
+        b = rhs(y + 0.5 * h * a)
+        return y + h * b
+
+    def record(i, y):
+        path[i] = np.sum(y * y)
+
+    y = y0.copy()
+    for i in range(n):
+        y = step(y)
+        record(i, y)
+        k = k * 1.01
+    return np.sum(path) + rhs(y[0], c=0.3)
+
+
+def log_determinants(A):
+    """``np.linalg.slogdet``, unpacked and indexed."""
+    sign, logabs = np.linalg.slogdet(A)
+    return sign * logabs + np.linalg.slogdet(A @ A.T + np.eye(A.shape[0]))[1]
+
+
+def small_lists(y, h, n):
+    """Lists of floats used as small arrays (a Butcher tableau, stage values): indexed,
+    written, measured with ``len`` and iterated over."""
+    b = [1.0 / 6.0, 1.0 / 3.0, 1.0 / 3.0, 1.0 / 6.0]
+    c = [0.0, 0.5, 0.5, 1.0]
+    for _ in range(n):
+        k = [0.0, 0.0, 0.0, 0.0]
+        for s in range(4):
+            k[s] = -y * (1.0 + c[s] * h) + 0.1 * math.sin(y)
+        acc = 0.0
+        for s in range(len(b)):
+            acc += b[s] * k[s]
+        y = y + h * acc
+    total = 0.0
+    for weight in [y, 2.0 * h]:
+        total += weight * weight
+    return total
+
+
 CASES = [
     (dtype_keyword, (np.linspace(0.2, 1.0, 4), 3), (0,)),
     (dtype_attribute, (np.linspace(0.2, 1.0, 4),), (0,)),
@@ -206,4 +255,7 @@ CASES = [
     ),
     (cholesky_and_diag, (A3.copy(), np.array([0.5, -0.2, 0.9])), (0, 1)),
     (at_least, (np.array([0.3, -0.4, 0.8]), A3.copy()), (0, 1)),
+    (nested_functions, (np.array([0.3, -0.5]), 0.8, 4), (0, 1)),
+    (log_determinants, (A3.copy() - np.diag([0.0, 3.0, 0.0]),), (0,)),
+    (small_lists, (0.7, 0.1, 3), (0, 1)),
 ]

@@ -59,28 +59,38 @@ def uses_with(x):
 # ---------------------------------------------------------------------------
 
 
-def uses_lambda(x):
-    square = lambda t: t * t  # <- refused
-    return square(x) + x
+def uses_lambda_as_argument(x):
+    return _apply(lambda t: t * t, x)  # <- refused
 
 
-def uses_lambda_without_parameters(x):
-    twice = lambda: 2.0 * x  # <- refused
-    return twice() + x
+def _apply(func, x):
+    return func(x)
 
 
-def uses_nested_def(x):
-    def square(t):  # <- refused
+def uses_nested_function_as_value(x):
+    def square(t):
         return t * t
 
-    return square(x) + x
+    alias = square  # <- refused
+    return alias(x) + x
 
 
-def uses_nested_def_without_parameters(x):
-    def twice():  # <- refused
-        return 2.0 * x
+def uses_def_inside_loop(x):
+    s = 0.0
+    for _ in range(3):
 
-    return twice() + x
+        def term(t):  # <- refused
+            return t * 2.0
+
+        s += term(x)
+    return s
+
+
+def uses_recursive_nested_def(x):
+    def power(t, k):
+        return 1.0 if k == 0 else t * power(t, k - 1)  # <- refused
+
+    return power(x, 3)
 
 
 def uses_class(x):

@@ -46,15 +46,10 @@ CASES = [
     Refusal("try-finally", rc.uses_bare_try, (1.5,), "try"),
     Refusal("with", rc.uses_with, (1.5,), "with"),
     # Definitions inside the function.
-    Refusal("lambda", rc.uses_lambda, (1.5,), "lambda"),
-    Refusal("lambda-no-params", rc.uses_lambda_without_parameters, (1.5,), "lambda"),
-    Refusal("nested-def", rc.uses_nested_def, (1.5,), "nested function"),
-    Refusal(
-        "nested-def-no-params",
-        rc.uses_nested_def_without_parameters,
-        (1.5,),
-        "nested function",
-    ),
+    Refusal("lambda-as-argument", rc.uses_lambda_as_argument, (1.5,), "lambda"),
+    Refusal("nested-def-as-value", rc.uses_nested_function_as_value, (1.5,), "called by name"),
+    Refusal("def-inside-loop", rc.uses_def_inside_loop, (1.5,), "defined inside a block"),
+    Refusal("recursive-nested-def", rc.uses_recursive_nested_def, (1.5,), "recursive"),
     Refusal("class", rc.uses_class, (1.5,), "class"),
     # Scopes.
     Refusal("global-write", rc.uses_global_write, (1.5,), "global"),

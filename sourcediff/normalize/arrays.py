@@ -37,6 +37,77 @@ def literal_lists(node: ast.AST) -> set[int]:
     return found
 
 
+def small_array_lists(node: ast.FunctionDef) -> set[int]:
+    """The ids of list literals that are small float arrays: ``c = [1.0, 0.5, x]`` where ``c``
+    is only indexed with single elements (``c[i]``, ``c[i] = v``), passed to ``len`` or
+    iterated over. Indexing, writing and iterating mean the same for both; the flattener
+    builds each as an array literal. Any other use (``c.append``, ``c + d``, ``c[1:]``, a
+    call) leaves it a list, which the fence refuses.
+
+        >>> tree = ast.parse("def f(x):\\n c = [0.5, x]\\n d = [0.5]\\n return c[1] + d * 2")
+        >>> [ast.unparse(n) for n in ast.walk(tree) if id(n) in small_array_lists(tree.body[0])]
+        ['[0.5, x]']
+    """
+    lists: dict[str, list[ast.List]] = {}
+    other_bindings: set[str] = set()
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Assign) and isinstance(sub.value, ast.List):
+            targets = [t.id for t in sub.targets if isinstance(t, ast.Name)]
+            if len(targets) == len(sub.targets) == 1 and _flat_float_list(sub.value):
+                lists.setdefault(targets[0], []).append(sub.value)
+                continue
+        other_bindings |= _bound_names(sub)
+    good_uses = _uses_as_small_array(node)
+    found = {
+        id(sub.iter)
+        for sub in ast.walk(node)
+        if isinstance(sub, ast.For) and isinstance(sub.iter, ast.List)
+        if _flat_float_list(sub.iter)
+    }
+    for name, literals in lists.items():
+        uses = [n for n in ast.walk(node) if isinstance(n, ast.Name) and n.id == name]
+        loads = [n for n in uses if isinstance(n.ctx, ast.Load)]
+        if name not in other_bindings and all(id(n) in good_uses for n in loads):
+            found |= {id(literal) for literal in literals}
+    return found
+
+
+def _flat_float_list(literal: ast.List) -> bool:
+    """Non-empty, no nested lists or ``*``, not all int constants (an index table)."""
+    elts = literal.elts
+    if not elts or any(isinstance(e, (ast.List, ast.Tuple, ast.Starred)) for e in elts):
+        return False
+    return not all(isinstance(e, ast.Constant) and type(e.value) is int for e in elts)
+
+
+def _bound_names(sub: ast.AST) -> set[str]:
+    """Names ``sub`` binds as a whole (not element writes)."""
+    if isinstance(sub, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.For)):
+        targets = sub.targets if isinstance(sub, ast.Assign) else [sub.target]
+        return {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)} - {
+            n.value.id
+            for t in targets
+            for n in ast.walk(t)
+            if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name)
+        }
+    return set()
+
+
+def _uses_as_small_array(node: ast.AST) -> set[int]:
+    """Ids of names used as ``name[i]`` (no slice), ``len(name)`` or ``for v in name``."""
+    good: set[int] = set()
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Subscript) and isinstance(sub.value, ast.Name):
+            parts = sub.slice.elts if isinstance(sub.slice, ast.Tuple) else [sub.slice]
+            if len(parts) == 1 and not isinstance(parts[0], ast.Slice):
+                good.add(id(sub.value))
+        elif isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name) and sub.func.id == "len":
+            good |= {id(a) for a in sub.args if isinstance(a, ast.Name)}
+        elif isinstance(sub, ast.For) and isinstance(sub.iter, ast.Name):
+            good.add(id(sub.iter))
+    return good
+
+
 def _shape(literal: ast.expr) -> tuple[int, ...]:
     """The shape of a rectangular nested list literal, () for an entry."""
     if not isinstance(literal, (ast.List, ast.Tuple)):
@@ -120,7 +191,9 @@ def method_on_expression(flat, call: ast.Call, methods: dict[str, str]):
 
 
 def iterate_rows(node: ast.FunctionDef, namer) -> None:
-    """``for row in A:`` becomes a loop over ``range(A.shape[0])`` reading ``A[k]``, in place."""
+    """``for row in A:`` becomes a loop over ``range(A.shape[0])`` reading ``A[k]``, in place;
+    ``for v in [a, b]`` first names its list (evaluated once, as Python does)."""
+    _name_iterated_lists(node, namer)
     for sub in ast.walk(node):
         if isinstance(sub, ast.For) and isinstance(sub.iter, ast.Name):
             array, counter = sub.iter.id, namer.fresh("k")
@@ -132,6 +205,24 @@ def iterate_rows(node: ast.FunctionDef, namer) -> None:
             sub.over_rows = True
             sub.body = [ast.copy_location(row, sub), *sub.body]
             ast.fix_missing_locations(sub)
+
+
+def _name_iterated_lists(node: ast.AST, namer) -> None:
+    for field in ("body", "orelse"):
+        stmts = getattr(node, field, None)
+        if not isinstance(stmts, list):
+            continue
+        out = []
+        for stmt in stmts:
+            _name_iterated_lists(stmt, namer)
+            if isinstance(stmt, ast.For) and isinstance(stmt.iter, ast.List):
+                name = namer.fresh("items")
+                out.append(
+                    ast.copy_location(ast.Assign([ast.Name(name, ast.Store())], stmt.iter), stmt)
+                )
+                stmt.iter = ast.copy_location(ast.Name(name, ast.Load()), stmt.iter)
+            out.append(stmt)
+        setattr(node, field, out)
 
 
 def _np(name: str) -> ast.expr:

@@ -29,6 +29,19 @@ class CallFlattening:
             return ast.Call(ast.Name(helper, ast.Load()), args, keywords)
         return self.library_call(self._library_path(expr.func), expr.args, expr.keywords, expr)
 
+    def tuple_result_parts(self, value: ast.expr) -> list[ast.expr] | None:
+        """``[f_0(a), f_1(a)]`` for a library call with a tuple result (``np.linalg.slogdet``):
+        one call per element, each with its own rule; None for any other expression."""
+        if not isinstance(value, ast.Call) or self._helper_name(value.func):
+            return None
+        parts = TUPLE_RESULTS.get(self._raw_library_path(value.func))
+        if parts is None:
+            return None
+        if value.keywords or len(value.args) != 1:
+            raise self.fn.error(value, "this function takes one positional argument here")
+        argument = self.call_argument(value.args[0])
+        return [ast.Call(ast.Name(part, ast.Load()), [argument], []) for part in parts]
+
     def library_call(self, path: str, call_args, call_keywords, expr: ast.Call) -> ast.expr:
         """``path(args)`` for a function in the rule table, checked against its row."""
         if path in ("np.array", "np.asarray") and len(call_args) == 1 and not call_keywords:
@@ -148,6 +161,8 @@ METHODS = {
 # need BLAS/LAPACK (SciPy) under Numba, ours are plain loops (sourcediff.runtime).
 RENAMED = {"np.dot": "dot", "np.matmul": "dot", "np.linalg.norm": "norm"}
 RENAMED |= {f"np.linalg.{name}": f"linalg_{name}" for name in ("solve", "inv", "det", "cholesky")}
+# Library functions with a tuple result: one function per element, each a rule row.
+TUPLE_RESULTS = {"np.linalg.slogdet": ("linalg_slogdet_sign", "linalg_slogdet_logabs")}
 
 
 def _method_call(expr: ast.Call, local_names: set[str]):

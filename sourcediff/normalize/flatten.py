@@ -289,6 +289,13 @@ class Flattener(CallFlattening):
             for k, name in enumerate(targets):
                 self.assign(name, ast.Subscript(shape, ast.Constant(k), ast.Load()))
             return
+        parts = self.tuple_result_parts(value)
+        if parts is not None:
+            if len(parts) != len(targets):
+                raise self.fn.error(value, "cannot unpack: the counts of names and values differ")
+            for name, part in zip(targets, parts):
+                self.assign(name, part)
+            return
         if isinstance(value, ast.Call) and self._helper_name(value.func):
             call = self.simple(value)
             store = ast.Tuple([ast.Name(t, ast.Store()) for t in targets], ast.Store())
@@ -351,7 +358,17 @@ class Flattener(CallFlattening):
         base = expr.value
         if isinstance(base, ast.Attribute) and base.attr == "shape":
             return ast.Subscript(self.expr_Attribute(base), self.atom(expr.slice), ast.Load())
+        parts = self.tuple_result_parts(base)
+        if parts is not None:  # np.linalg.slogdet(A)[1]
+            index = expr.slice
+            if not (isinstance(index, ast.Constant) and index.value in range(len(parts))):
+                raise self.fn.error(expr, f"index this tuple with a constant 0 to {len(parts) - 1}")
+            return parts[index.value]
         return self.element(expr, ast.Load())
+
+    def expr_List(self, expr: ast.List) -> ast.expr:
+        """A list the fence let through is a small float array (``arrays.small_array_lists``)."""
+        return arrays.array_literal(self, expr, expr)
 
     def expr_Tuple(self, expr: ast.Tuple) -> ast.expr:
         return ast.Tuple([self.atom(e) for e in expr.elts], ast.Load())

@@ -406,11 +406,19 @@ def _cholesky(a):
     return lower
 
 
+def _slogdet(a):
+    """``(sign, log|det a|)`` with the sign of the real part: analytic near any real matrix
+    whose determinant is not 0 (NumPy's complex slogdet takes the modulus)."""
+    det = np.linalg.det(a)
+    sign = np.sign(_re(det))
+    return sign, np.log(det * sign)
+
+
 def _linalg() -> _StandIn:
     """``np.linalg``: the norm, and the functions that are analytic in the entries."""
     members = {n: getattr(np.linalg, n) for n in ["solve", "inv", "det", "matrix_power"]}
     members.update(norm=_norm, multi_dot=np.linalg.multi_dot, LinAlgError=np.linalg.LinAlgError)
-    members.update(cholesky=_cholesky)
+    members.update(cholesky=_cholesky, slogdet=_slogdet)
     return _StandIn("numpy.linalg", members)
 
 

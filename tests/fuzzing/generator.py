@@ -69,6 +69,7 @@ REDUCTIONS = [
     ("np.sum(np.max(m, axis=0) * {a}) + np.sum({b}[{b} > 0.0])", "max_axis_mask"),
     ("np.sum(np.linalg.cholesky(m @ m.T + 2.0 * np.eye(4)) * np.outer({a}, {b}))", "cholesky"),
     ("np.sum(np.diag(m) * {a}) + np.sum(np.diag({b}) @ m)", "diag"),
+    ("np.linalg.slogdet(m + 3.0 * np.diag({a}))[1] * np.linalg.slogdet(m)[0]", "slogdet"),
 ]
 # Integer index arrays with repeated indices: gathers accumulate, scatters' last write wins.
 INDEX_ARRAYS = ["np.arange(4) // 2", "3 - np.arange(4)", "(np.arange(4) * 2) % 3"]
@@ -156,6 +157,7 @@ class _Writer:
             (self.loop_exit, 2 if self.loop_depth else 0),
             (self.tensor_statement, 1),
             (self.unpack_or_out, 1),
+            (self.small_list, 1),
         ]
         functions, weights = zip(*choices)
         self.rng.choices(functions, weights)[0](depth)
@@ -294,10 +296,51 @@ class _Writer:
             self.emit(depth, f"{u} = scale_first({self.rng.choice(self.vectors)}, 0.9)")
             self.floats.append(u)
             self.tags.add("helper_writes_array")
+        elif r < 0.9:
+            self.nested_call(depth, u)
         else:
             name = self.rng.choice(self.floats)
             self.emit(depth, f"{name} = same({name})")
             self.tags.add("helper_identity")
+
+    def small_list(self, depth: int) -> None:
+        """A list of floats used as a small array: indexed, written, iterated over."""
+        name, total = self.fresh("lst"), self.fresh("s")
+        self.lines.insert(self.top_insert, f"    {name} = [x0, 0.5 * x1, 1.25]")
+        self.lines.insert(self.top_insert + 1, f"    {total} = 0.0")
+        self.top_insert += 2
+        k = self.rng.randrange(3)
+        self.emit(depth, f"{name}[{k}] = {self.scalar(1)}")
+        if self.rng.random() < 0.5:
+            item = self.fresh("e")
+            self.emit(depth, f"for {item} in {name}:")
+            self.emit(depth + 1, f"{total} += {item} * {self.scalar(2)}")
+        else:
+            self.emit(depth, f"{total} = {name}[{self.rng.randrange(3)}] * {self.scalar(1)}")
+        self.floats.append(total)
+        self.tags.add("small_list")
+
+    def nested_call(self, depth: int, name: str) -> None:
+        """A nested ``def`` or named lambda reading the function's variables (``x0``, ``x1``
+        and ``a`` may be rebound or written before the call: closures read late)."""
+        helper = self.fresh("local")
+        if self.rng.random() < 0.5:
+            definition = [f"    {helper} = lambda u, c=0.5: u * x1 + c * math.sin(a[0] * u)"]
+            self.tags.add("nested_lambda")
+        else:
+            definition = [
+                f"    def {helper}(u, c=0.5):",
+                "        w = u * x0 + c",
+                "        return w * math.cos(x1) + np.sum(a * u)",
+            ]
+            self.tags.add("nested_def")
+        for line in definition:
+            self.lines.insert(self.top_insert, line)
+            self.top_insert += 1
+        self.lines.insert(self.top_insert, f"    {name} = 0.0")
+        self.top_insert += 1
+        self.emit(depth, f"{name} = {helper}({self.scalar(1)})")
+        self.floats.append(name)
 
     def swap_or_tuple(self, depth: int) -> None:
         if len(self.vectors) > 1 and self.rng.random() < 0.5:
