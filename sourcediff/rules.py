@@ -77,6 +77,7 @@ TEMPLATE_FUNCTIONS |= {"digamma", "prod_adjoint", "linalg_solve", "linalg_inv", 
 TEMPLATE_FUNCTIONS |= {"linalg_cholesky", "cholesky_adjoint", "cholesky_tangent", "diag_adjoint"}
 TEMPLATE_FUNCTIONS |= {"extreme_mask_along", "diff_adjoint"}
 TEMPLATE_FUNCTIONS |= {"linalg_slogdet_sign", "linalg_slogdet_logabs"}
+TEMPLATE_FUNCTIONS |= {"covariance", "covariance_adjoint", "covariance_tangent"}
 
 
 def template_errors(rule: Rule) -> list[str]:

@@ -351,6 +351,13 @@ def _linalg_rows() -> list[Rule]:
         ),
         row("linalg_slogdet_sign", "A", None),
         Rule(
+            "covariance",
+            ("x",),
+            ("1",),
+            adjoints=("covariance_adjoint(x, g)",),
+            tangents=("covariance_tangent(x, tangent)",),
+        ),
+        Rule(
             "linalg_slogdet_logabs",
             ("A",),
             ("1",),

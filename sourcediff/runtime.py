@@ -23,6 +23,9 @@ from .products import dot, dot_adjoint_left, dot_adjoint_right  # noqa: F401 - g
 from .special import (  # noqa: F401 - for generated code
     cholesky_adjoint,
     cholesky_tangent,
+    covariance,
+    covariance_adjoint,
+    covariance_tangent,
     diag_adjoint,
     diff_adjoint,
     digamma,

@@ -212,6 +212,80 @@ def _diag_adjoint(x, g):
 _diag_into_jit = numba.njit(cache=True)(_diag_into)
 
 
+def covariance(x):
+    """``np.cov(x)``, rows being variables; a float for a vector ``x`` (NumPy: a 0-d array)."""
+    return _covariance_vector(x) if np.ndim(x) == 1 else _covariance_rows(x)
+
+
+def covariance_adjoint(x, g):
+    """The adjoint of ``x`` for ``np.cov(x)``: ``(g + g^T) (x - row means) / (n - 1)``; the
+    centring drops out, since the rows of that product sum to 0."""
+    if np.ndim(x) == 1:
+        return _covariance_vector_adjoint(x, g)
+    return _covariance_rows_adjoint(x, g)
+
+
+def covariance_tangent(x, t):
+    """The tangent of ``np.cov(x)`` for a tangent ``t`` of ``x``."""
+    if np.ndim(x) == 1:
+        return _covariance_vector_tangent(x, t)
+    return _covariance_rows_tangent(x, t)
+
+
+def _covariance_vector(x):
+    centred = x - np.mean(x)
+    return np.sum(centred * centred) / (x.shape[0] - 1)
+
+
+def _covariance_vector_adjoint(x, g):
+    return 2.0 * g * (x - np.mean(x)) / (x.shape[0] - 1)
+
+
+def _covariance_vector_tangent(x, t):
+    return 2.0 * np.sum((x - np.mean(x)) * t) / (x.shape[0] - 1)
+
+
+@numba.njit(cache=True)
+def _centred_rows(x):
+    out = np.empty(x.shape)
+    for i in range(x.shape[0]):
+        out[i] = x[i] - np.mean(x[i])
+    return out
+
+
+def _covariance_rows(x):
+    centred = _centred_rows(x)
+    return np.dot(centred, np.ascontiguousarray(centred.T)) / (x.shape[1] - 1)
+
+
+def _covariance_rows_adjoint(x, g):
+    return np.dot(np.ascontiguousarray(g + g.T), _centred_rows(x)) / (x.shape[1] - 1)
+
+
+def _covariance_rows_tangent(x, t):
+    half = np.dot(_centred_rows(t), np.ascontiguousarray(_centred_rows(x).T)) / (x.shape[1] - 1)
+    return half + half.T
+
+
+def _by_rank(x, vector, rows):
+    return vector if x.ndim == 1 else rows
+
+
+@overload(covariance)
+def _covariance(x):
+    return _by_rank(x, _covariance_vector, _covariance_rows)
+
+
+@overload(covariance_adjoint)
+def _covariance_adjoint(x, g):
+    return _by_rank(x, _covariance_vector_adjoint, _covariance_rows_adjoint)
+
+
+@overload(covariance_tangent)
+def _covariance_tangent(x, t):
+    return _by_rank(x, _covariance_vector_tangent, _covariance_rows_tangent)
+
+
 def max_along(x, axis):
     """``np.max(x, axis=axis)`` (Numba has no ``axis=`` for it; compiled for 2-D arrays)."""
     return np.max(x, axis=axis)
@@ -298,5 +372,6 @@ def _diff_adjoint(g, x):
 
 HELPERS = ("digamma", "prod_adjoint", "linalg_solve", "linalg_inv", "linalg_det", "diff_adjoint")
 HELPERS += ("linalg_slogdet_sign", "linalg_slogdet_logabs")
+HELPERS += ("covariance", "covariance_adjoint", "covariance_tangent")
 HELPERS += ("max_along", "min_along", "extreme_mask_along")
 HELPERS += ("linalg_cholesky", "cholesky_adjoint", "cholesky_tangent", "diag_adjoint")

@@ -7,7 +7,7 @@ expressions (``A[:, j].copy()``), boolean masks, ``np.max``/``np.min`` along an 
 (``np.concatenate``, ``np.stack``, ``np.hstack``, ``np.vstack``), unpacking into elements,
 ``out=``, indexing an expression's result, ``np.linalg.cholesky``, ``np.diag``,
 ``np.atleast_1d/2d/3d``, nested functions and lambdas,
-``np.linalg.slogdet``, lists of floats used as small arrays."""
+``np.linalg.slogdet``, ``np.cov``, lists of floats used as small arrays."""
 
 import math
 
@@ -225,6 +225,12 @@ def small_lists(y, h, n):
     return total
 
 
+def covariances(X, x):
+    """``np.cov``: of the rows of a matrix, and of a vector (a float)."""
+    C = np.cov(X * x[:3][:, None])
+    return np.sum(C * C) + np.cov(x) * np.trace(C)
+
+
 CASES = [
     (dtype_keyword, (np.linspace(0.2, 1.0, 4), 3), (0,)),
     (dtype_attribute, (np.linspace(0.2, 1.0, 4),), (0,)),
@@ -258,4 +264,5 @@ CASES = [
     (nested_functions, (np.array([0.3, -0.5]), 0.8, 4), (0, 1)),
     (log_determinants, (A3.copy() - np.diag([0.0, 3.0, 0.0]),), (0,)),
     (small_lists, (0.7, 0.1, 3), (0, 1)),
+    (covariances, (A3.copy(), np.array([0.5, -0.2, 0.9, 1.4])), (0, 1)),
 ]

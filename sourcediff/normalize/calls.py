@@ -161,6 +161,7 @@ METHODS = {
 # need BLAS/LAPACK (SciPy) under Numba, ours are plain loops (sourcediff.runtime).
 RENAMED = {"np.dot": "dot", "np.matmul": "dot", "np.linalg.norm": "norm"}
 RENAMED |= {f"np.linalg.{name}": f"linalg_{name}" for name in ("solve", "inv", "det", "cholesky")}
+RENAMED["np.cov"] = "covariance"  # rows are variables; a float for a vector
 # Library functions with a tuple result: one function per element, each a rule row.
 TUPLE_RESULTS = {"np.linalg.slogdet": ("linalg_slogdet_sign", "linalg_slogdet_logabs")}
 

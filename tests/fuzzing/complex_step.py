@@ -369,6 +369,13 @@ def _var(x, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
     return np.sum(d * d, axis=axis, keepdims=keepdims) / (x.size // mean.size - ddof)
 
 
+def _cov(x):
+    """``np.cov`` of rows as variables, without conjugating (NumPy's complex ``cov`` does)."""
+    x = np.asarray(x)
+    d = x - np.mean(x, axis=-1, keepdims=True)
+    return (d @ d.T if x.ndim == 2 else d @ d) / (x.shape[-1] - 1)
+
+
 def _norm(x, ord=None, axis=None, keepdims=False):
     """``np.linalg.norm`` as ``sqrt(sum(x * x))`` (Frobenius, Euclidean), 1- and inf-norms
     of vectors through ``abs``/``max``; other norms are refused."""
@@ -447,7 +454,7 @@ def _numpy_ordered() -> dict:
         amin=smallest, maximum=maximum, fmax=maximum, minimum=minimum, fmin=minimum,
         clip=_clip, sort=_sort, median=_median, logaddexp=_logaddexp,
         ptp=lambda x, axis=None: largest(x, axis) - smallest(x, axis),
-        var=_var, std=lambda x, *args, **kw: np.sqrt(_var(x, *args, **kw)),
+        var=_var, cov=_cov, std=lambda x, *args, **kw: np.sqrt(_var(x, *args, **kw)),
         vdot=lambda x, y: np.sum(np.ravel(x) * np.ravel(y)),
         hypot=lambda x, y: np.sqrt(x * x + y * y), arctan2=_atan2, cbrt=_cbrt,
         mod=_mod, remainder=_mod, fmod=_fmod, floor_divide=_on_real(np.floor_divide),

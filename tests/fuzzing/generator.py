@@ -70,6 +70,7 @@ REDUCTIONS = [
     ("np.sum(np.linalg.cholesky(m @ m.T + 2.0 * np.eye(4)) * np.outer({a}, {b}))", "cholesky"),
     ("np.sum(np.diag(m) * {a}) + np.sum(np.diag({b}) @ m)", "diag"),
     ("np.linalg.slogdet(m + 3.0 * np.diag({a}))[1] * np.linalg.slogdet(m)[0]", "slogdet"),
+    ("np.sum(np.cov(m * {a}) * m) + np.cov({b})", "cov"),
 ]
 # Integer index arrays with repeated indices: gathers accumulate, scatters' last write wins.
 INDEX_ARRAYS = ["np.arange(4) // 2", "3 - np.arange(4)", "(np.arange(4) * 2) % 3"]
@@ -105,7 +106,8 @@ class _Writer:
         r = self.rng.random()
         if depth > 1 or r < 0.3:
             if self.rng.random() < 0.2:
-                return repr(round(self.rng.uniform(-2.0, 2.0), 2))
+                # Parenthesized: `-1.0 ** 2` is -1.0 in Python, and `1.0 + c ** 2` must stay >= 1.
+                return f"({round(self.rng.uniform(-2.0, 2.0), 2)!r})"
             return self.rng.choice(self.floats)
         if r < 0.55:
             return self.rng.choice(UNARY).format(self.scalar(depth + 1))
