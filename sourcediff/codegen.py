@@ -15,6 +15,7 @@ comments can sit between statements.
 from __future__ import annotations
 
 import ast
+import copy
 import linecache
 import os
 import re
@@ -22,6 +23,31 @@ import re
 import numpy as np
 
 from . import runtime
+
+
+def _text(node: ast.AST) -> str:
+    """``ast.unparse`` of ``node``, with a negative constant that is raised to a power
+    written as a negation: ``ast.unparse`` would print ``Constant(-1.5) ** 2`` as
+    ``-1.5 ** 2``, which Python reads as ``-(1.5 ** 2)``.
+
+    >>> _text(ast.BinOp(ast.Constant(-1.5), ast.Pow(), ast.Constant(2)))
+    '(-1.5) ** 2'
+    """
+    return ast.unparse(_SignedPowerBases().visit(copy.deepcopy(node)))
+
+
+class _SignedPowerBases(ast.NodeTransformer):
+    def visit_BinOp(self, node: ast.BinOp) -> ast.BinOp:
+        self.generic_visit(node)
+        left = node.left
+        if isinstance(node.op, ast.Pow) and _is_negative_number(left):
+            node.left = ast.UnaryOp(ast.USub(), ast.Constant(-left.value))
+        return node
+
+
+def _is_negative_number(node: ast.expr) -> bool:
+    value = getattr(node, "value", None) if isinstance(node, ast.Constant) else None
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and value < 0
 
 
 class _Emitter:
@@ -61,13 +87,13 @@ class _Emitter:
         if isinstance(stmt, ast.If):
             self.if_stmt(stmt, depth, "if")
         elif isinstance(stmt, ast.For):
-            self.line(depth, f"for {ast.unparse(stmt.target)} in {ast.unparse(stmt.iter)}:")
+            self.line(depth, f"for {_text(stmt.target)} in {_text(stmt.iter)}:")
             self.nested(stmt.body, depth + 1)
         elif isinstance(stmt, ast.While):
-            self.line(depth, f"while {ast.unparse(stmt.test)}:")
+            self.line(depth, f"while {_text(stmt.test)}:")
             self.nested(stmt.body, depth + 1)
         else:
-            self.line(depth, ast.unparse(stmt))
+            self.line(depth, _text(stmt))
 
     def nested(self, stmts: list[ast.stmt], depth: int) -> None:
         saved = self.last_origin
@@ -75,7 +101,7 @@ class _Emitter:
         self.last_origin = saved
 
     def if_stmt(self, stmt: ast.If, depth: int, keyword: str) -> None:
-        self.line(depth, f"{keyword} {ast.unparse(stmt.test)}:")
+        self.line(depth, f"{keyword} {_text(stmt.test)}:")
         self.nested(stmt.body, depth + 1)
         orelse = stmt.orelse
         if len(orelse) == 1 and isinstance(orelse[0], ast.If):

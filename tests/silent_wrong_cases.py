@@ -4,7 +4,7 @@ Each is a shape the team's corpora missed: an operand of a NumPy product or
 reduction overwritten after it is read, a matrix product rebound in a loop, a
 slice whose length changes with the loop index, a self-assignment, a
 reduction's result changed afterwards, a ``return`` in a branch not taken,
-integer-array indexing with a repeated index.
+integer-array indexing with a repeated index, a negative constant raised to a power.
 """
 
 import math
@@ -295,6 +295,13 @@ def mask_in_a_loop(a, m, n):
     return s + np.sum(a * a)
 
 
+def negative_constant_squared(x, a):
+    """Fuzz seed 200024: ``(-1.35) ** 2`` was folded to a constant -1.35 that the emitter
+    wrote back as ``-1.35 ** 2``, i.e. ``-(1.35 ** 2)``: the value and the gradient wrong."""
+    a[0] = x / (1.0 + (-1.35) ** 2)
+    return np.sum(a * a) + (-0.5) ** 3 * x
+
+
 CASES = [
     (dot_then_overwrite, (RNG.random(3),), (0,)),
     (matmul_then_slice_update, (RNG.random(3), RNG.random((2, 3))), (0, 1)),
@@ -328,6 +335,7 @@ CASES = [
     (shaped_by_the_branch, (RNG.random(4), 3), (0,)),
     (mask_in_a_loop, (np.array([0.9, 0.3, 0.8, -0.2]), RNG.random((4, 4)), 3), (0, 1)),
     (diagonal_view_then_written, (RNG.random((3, 3)), RNG.random(3)), (0, 1)),
+    (negative_constant_squared, (0.7, RNG.random(3)), (0, 1)),
 ]
 
 REFUSED = [
