@@ -50,6 +50,7 @@ def _expected_cache_grad():
 
 def _in_subprocess(folder, cache) -> list:
     env = dict(os.environ, SOURCEDIFF_CACHE_DIR=str(cache))
+    env.pop("NUMBA_CACHE_DIR", None)  # Numba's cache then sits beside the modules
     out = subprocess.run(
         [sys.executable, "-c", CACHE_SCRIPT, str(folder)],
         env=env,
