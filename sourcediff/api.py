@@ -14,6 +14,7 @@ import inspect
 import numpy as np
 
 from . import interop, pipeline
+from .dict_params import ArgumentLayout
 from .dispatch import (
     Specializer,
     as_output,
@@ -40,7 +41,8 @@ class _ValueAndGrad(Specializer):
     stub = None  # built on first use from njit code
 
     def __call__(self, *args, **kwargs):
-        args = self.bind(args, kwargs)
+        given = self.bind_given(args, kwargs)
+        args = self.layout.expand(given)
         built, adjoint = self.adjoint(args)
         if built.outputs != 1 or built.result_kind != "float":
             raise ArgumentError(
@@ -51,13 +53,14 @@ class _ValueAndGrad(Specializer):
                 self.parsed.node.lineno,
             )
         value, grads = self.call(adjoint, args + (1.0,))
-        grads = tuple(as_python(g) for g in grads)
+        grads = self.regroup(tuple(as_python(g) for g in grads), given)
         grad = grads[0] if self.single else grads
         return (as_python(value), grad) if self.with_value else grad
 
     def numba_stub(self):
         """What njit code calls in place of this object (see :mod:`sourcediff.interop`)."""
         if self.stub is None:
+            self.refuse_dicts("calling from @numba.njit code")
             self.stub = interop.gradient_stub(self, self.with_value)
         return self.stub
 
@@ -94,6 +97,7 @@ def vjp(func, *primals, policy="auto", jit=True):
     """
     float_positions = tuple(k for k, v in enumerate(primals) if differentiable(v))
     transformed = Specializer(func, float_positions or (0,), policy, jit)
+    transformed.refuse_dicts("sd.vjp")
     args = transformed.bind(primals, {})
     entry = copies(args)  # the pullback differentiates at the values on entry
     value = transformed.primal(args)  # and the caller's arrays end as the function leaves them
@@ -129,6 +133,7 @@ def jacobian(func, argnums=0, mode="auto", *, policy="auto", jit=True):
     if mode not in ("auto", "forward", "reverse"):
         raise ArgumentError(f"mode must be 'auto', 'forward' or 'reverse', got {mode!r}")
     transformed = Specializer(func, argnums, policy, jit)
+    transformed.refuse_dicts("sd.jacobian")
 
     def jac(*args, **kwargs):
         args = transformed.bind(args, kwargs)
@@ -159,6 +164,7 @@ def jvp(func, primals, tangents, *, policy="auto", jit=True):
     check_policy(policy)
     positions = tuple(k for k, v in enumerate(primals) if differentiable(v))
     transformed = Specializer(func, positions or (0,), "auto", jit)
+    transformed.refuse_dicts("sd.jvp")
     args = transformed.bind(primals, {})
     if not positions:
         value = transformed.primal(args)
@@ -178,6 +184,7 @@ def tangent_source(func, argnums=0, *, args=None, signature=None) -> str:
     """The generated forward-mode (tangent) module as readable Python source; types as
     for :func:`adjoint_source`."""
     transformed = Specializer(func, argnums, "auto", jit=False)
+    transformed.refuse_dicts("sd.tangent_source")
     return _generated_source(
         transformed, args, signature, lambda a: tangent_function(transformed, a)
     )
@@ -194,6 +201,7 @@ def hessian(func=None, argnums=0, *, policy="auto", jit=True):
     if func is None:
         return functools.partial(hessian, argnums=argnums, policy=policy, jit=jit)
     second = SecondOrder(Specializer(func, argnums, policy, jit))
+    second.first.refuse_dicts("sd.hessian and sd.hvp")
 
     def hess(*args, **kwargs):
         args = second.first.bind(args, kwargs)
@@ -216,6 +224,7 @@ def hvp(func=None, argnums=0, *, policy="auto", jit=True):
     if func is None:
         return functools.partial(hvp, argnums=argnums, policy=policy, jit=jit)
     second = SecondOrder(Specializer(func, argnums, policy, jit))
+    second.first.refuse_dicts("sd.hessian and sd.hvp")
 
     def product(*args):
         if not args:
@@ -240,7 +249,7 @@ class _Jit:
         self.func = func
         self.parsed = pipeline.parse(func)
         self.signature = inspect.signature(func)
-        self.arity = len(self.parsed.node.args.args)
+        self.layout = ArgumentLayout(list(self.signature.parameters), self.parsed.dict_params)
         self._compiled = None
         functools.update_wrapper(self, func)
 
@@ -257,11 +266,11 @@ class _Jit:
 
     def __call__(self, *args, **kwargs):
         self.numba_stub()
-        if kwargs or len(args) != self.arity:
+        if kwargs or len(args) != len(self.layout.names):
             bound = self.signature.bind(*args, **kwargs)
             bound.apply_defaults()
             args = bound.args
-        return self._compiled(*args)
+        return self._compiled(*self.layout.expand(tuple(args)))
 
 
 def jit(func):
@@ -287,6 +296,8 @@ def adjoint_source(func, argnums=0, policy="auto", *, args=None, signature=None)
 def _generated_source(transformed: Specializer, args, signature, build) -> str:
     """The text of the module ``build(args)`` generates, for given, signed or guessed types."""
     guessed = args is None and signature is None
+    if args is None:
+        transformed.refuse_dicts("without args=, the generated source")
     if signature is not None:
         args = signature_args(signature, transformed)
     elif guessed:

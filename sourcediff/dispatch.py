@@ -17,6 +17,7 @@ import numba
 import numpy as np
 
 from . import pipeline, verify
+from .dict_params import ArgumentLayout
 from .errors import ArgumentError, SourceDiffError
 from .parse import remember_sources
 from .plan import AutoPlan, snapshots_within
@@ -54,17 +55,19 @@ class Specializer:
         self.policy = check_policy(policy)
         self.jit = jit
         self.parsed = pipeline.parse(func)
-        self.params = [a.arg for a in self.parsed.node.args.args]
+        self.params = [a.arg for a in self.parsed.node.args.args]  # dicts flattened
+        self.signature = inspect.signature(func)
+        self.layout = ArgumentLayout(list(self.signature.parameters), self.parsed.dict_params)
+        count = len(self.layout.names)
         for k in self.argnums:
-            if not -len(self.params) <= k < len(self.params):
+            if not -count <= k < count:
                 raise ArgumentError(
-                    f"argnums {k} is out of range for '{self.parsed.name}' with "
-                    f"{len(self.params)} parameters",
+                    f"argnums {k} is out of range for '{self.parsed.name}' with {count} parameters",
                     self.parsed.filename,
                     self.parsed.node.lineno,
                 )
-        self.argnums = tuple(k % len(self.params) for k in self.argnums)
-        self.signature = inspect.signature(func)
+        self.user_argnums = tuple(k % count for k in self.argnums)
+        self.argnums = self.layout.flat_argnums(self.user_argnums)
         self.specializations: dict[tuple, tuple] = {}
         self.plans: dict[tuple, AutoPlan] = {}  # policy "auto": plan by argument sizes
         self.compiled_primal = None
@@ -77,12 +80,30 @@ class Specializer:
         return unpickle_with_sources, (type(self), records, (self.func, *self.options))
 
     def bind(self, args, kwargs) -> tuple:
-        """Positional arguments with defaults applied."""
-        if not kwargs and len(args) == len(self.params):
-            return tuple(args)
-        bound = self.signature.bind(*args, **kwargs)
-        bound.apply_defaults()
-        return tuple(bound.arguments[p] for p in self.params)
+        """Positional arguments with defaults applied, dicts of parameters expanded."""
+        return self.layout.expand(self.bind_given(args, kwargs))
+
+    def bind_given(self, args, kwargs) -> tuple:
+        """The caller's arguments in the order of the parameters, defaults applied."""
+        if kwargs or len(args) != len(self.layout.names):
+            bound = self.signature.bind(*args, **kwargs)
+            bound.apply_defaults()
+            args = tuple(bound.arguments[p] for p in self.layout.names)
+        return tuple(args)
+
+    def regroup(self, grads: tuple, given: tuple) -> tuple:
+        """One gradient per argnum the caller gave: a dict for a dict of parameters."""
+        return self.layout.regroup(self.user_argnums, grads, given)
+
+    def refuse_dicts(self, what: str) -> None:
+        """A clear error where dicts of parameters are not supported (yet)."""
+        if not self.layout.trivial:
+            raise ArgumentError(
+                f"{what} does not take dicts of parameters yet (only grad, value_and_grad, "
+                "jit, adjoint_source with args=, tape_size); pass the arrays as arguments",
+                self.parsed.filename,
+                self.parsed.node.lineno,
+            )
 
     def arg_types(self, args: tuple) -> tuple:
         """Numba types of the arguments; anything but numbers and numeric arrays is refused."""

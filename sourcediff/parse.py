@@ -22,6 +22,8 @@ import numpy as np
 
 from . import fence
 from .custom import CustomJVP, CustomVJP
+from .dict_params import Layout, dict_parameters
+from .dict_params import flatten as flatten_dict_parameters
 from .errors import SourceDiffError, UnsupportedCallError, UnsupportedSyntaxError
 from .nested import lift_nested_functions
 
@@ -103,6 +105,7 @@ class ParsedFunction:
     defaults: dict[str, object]
     names: dict[str, Resolved] = field(default_factory=dict)
     record: SourceRecord | None = None
+    dict_params: Layout = field(default_factory=dict)  # see sourcediff.dict_params
 
     def call_tree(self) -> list[ParsedFunction]:
         """This function and every helper it reaches, each once, callers first."""
@@ -155,9 +158,13 @@ def parse_function(func, _active: tuple[str, ...] = ()) -> ParsedFunction:
     node = _function_node(ast.parse(source), func.__name__, filename, first_line)
     ast.increment_lineno(node, first_line - 1)
     node.decorator_list = []
+    layout = dict_parameters(node, filename) if not _active else {}
+    if layout:  # the differentiated function's dicts of parameters: one parameter per key
+        node = flatten_dict_parameters(node, layout)
     lifted = lift_nested_functions(node, filename)
     fence.check(node, filename)
     parsed = ParsedFunction(func.__name__, filename, source, node, _defaults(func), record=record)
+    parsed.dict_params = layout
     key = f"{filename}:{func.__name__}"
     nested = _nested_helpers(lifted, parsed)
     for inner in nested.values():

@@ -40,15 +40,14 @@ def central_difference(func, args: tuple, k: int, step: float = 1e-6):
 def check_grad(func, *args, argnums=0, rtol=1e-5, atol=1e-7, policy="auto", jit=True) -> None:
     """Compare ``sd.grad(func)`` with central finite differences at ``args``.
 
-    Works for float and float-array arguments. Raises AssertionError naming
-    the worst component on mismatch.
+    Works for float and float-array arguments and dicts of them (each key checked).
+    Raises AssertionError naming the worst component on mismatch.
     """
     nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
     copies = [np.array(a, copy=True) if isinstance(a, np.ndarray) else a for a in args]
     computed = grad(func, nums, policy=policy, jit=jit)(*copies)
     worst = None
-    for k, value in zip(nums, computed):
-        expected = np.asarray(central_difference(func, args, k))
+    for k, value, expected in _compared(func, args, nums, computed):
         value = np.asarray(value, dtype=np.float64)
         error = np.abs(value - expected)
         allowed = atol + rtol * np.abs(expected)
@@ -63,3 +62,19 @@ def check_grad(func, *args, argnums=0, rtol=1e-5, atol=1e-7, policy="auto", jit=
             f"gradient of {func.__name__} with respect to argument {k}{where}: sourcediff gives "
             f"{float(value)!r}, finite differences give {float(expected)!r}"
         )
+
+
+def _compared(func, args: tuple, nums: tuple, computed):
+    """``(label, computed, finite differences)`` per argument, per key of a dict of
+    parameters (``argument 0['w']``)."""
+    for k, value in zip(nums, computed):
+        if not isinstance(value, dict):
+            yield k, value, np.asarray(central_difference(func, args, k))
+            continue
+        for key, entry in value.items():
+
+            def with_entry(*values, k=k, key=key):
+                return func(*values[:k], {**args[k], key: values[k]}, *values[k + 1 :])
+
+            entry_args = args[:k] + (args[k][key],) + args[k + 1 :]
+            yield f"{k}[{key!r}]", entry, np.asarray(central_difference(with_entry, entry_args, k))

@@ -238,8 +238,9 @@ def gathers_with_2d_index(x, idx):
     return np.sum(x[idx])
 
 
-def reads_a_dict_of_parameters(x, params):
-    return params["a"] * x**2
+def writes_into_a_dict_of_parameters(x, params):
+    params["a"] = x * 2.0
+    return params["a"] * x
 
 
 RNG = np.random.default_rng(7)
@@ -342,5 +343,5 @@ REFUSED = [
     (writes_through_row_view, (np.ones((2, 3)), 0.5), "row *= w", "shares its memory"),
     (indexes_tuple_at_run_time, (1.5, 2.5, 1), "return x[i]", "constant index"),
     (gathers_with_2d_index, (np.ones(3), np.zeros((2, 2), np.int64)), "x[idx]", "1-D"),
-    (reads_a_dict_of_parameters, (2.0, {"a": 1.5}), 'params["a"]', "dict of parameters"),
+    (writes_into_a_dict_of_parameters, (2.0, {"a": 1.5}), 'params["a"] =', "dict of parameters"),
 ]

@@ -101,6 +101,26 @@ def check(f, args, policy, jit: bool, reference) -> tuple[str, str]:
             return "wrong", "the caller's arrays end in another state than with the function"
     if reference is not None and not close(grads, reference):
         return "wrong", f"gradient {grads} != reference {reference}"
+    if "f_dict" in f.__globals__:
+        return _check_dict_variant(f.__globals__["f_dict"], args, policy, jit, reference)
+    return "ok", ""
+
+
+def _check_dict_variant(f_dict, args, policy, jit: bool, reference) -> tuple[str, str]:
+    """The program's dict-of-parameters variant: its gradient by key against the reference."""
+    import sourcediff as sd
+
+    x0, x1, *rest = _copied(args)
+    try:
+        transformed = sd.grad(f_dict, argnums=(0, 1, 2), policy=policy, jit=jit)
+        by_key, da, dm = transformed({"x0": x0, "x1": x1, "label": "fuzz"}, *rest)
+    except sd.SourceDiffError as exc:
+        return "refused", "dict variant: " + str(exc).splitlines()[0]
+    except Exception as exc:  # noqa: BLE001 - anything else is a crash to report
+        return "crash", f"dict variant: {type(exc).__name__}: {exc}"[:300]
+    grads = (by_key["x0"], by_key["x1"], da, dm)
+    if reference is not None and not close(grads, reference):
+        return "wrong", f"dict variant: gradient {grads} != reference {reference}"
     return "ok", ""
 
 

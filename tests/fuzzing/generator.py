@@ -462,4 +462,16 @@ def generate(seed: int) -> Program:
     writer.block(1, rng.randint(3, 7))
     writer.emit(1, f"return {writer.result()}")
     source = "import math\n\nimport numpy as np\n\n" + HELPERS + "\n\n" + "\n".join(writer.lines)
+    if rng.random() < 0.2:  # drawn last: the rest of the program is the same either way
+        source += "\n" + DICT_VARIANT
+        writer.tags.add("dict_params")
     return Program(seed, source + "\n", writer.tags)
+
+
+# The same function taking its floats as a dict of parameters (JAX style): the campaign
+# compares its gradient, gathered by key, with the same reference.
+DICT_VARIANT = """
+
+def f_dict(p, a, m, n):
+    scale = p["x1"]
+    return f(p["x0"], scale, a, m, n)"""
