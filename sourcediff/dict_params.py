@@ -21,26 +21,33 @@ from __future__ import annotations
 
 import ast
 import copy
+from collections.abc import Callable
 
 import numpy as np
 
 from .errors import ArgumentError, UnsupportedSyntaxError
 
 Layout = dict[str, tuple[tuple[str, str], ...]]  # parameter -> ((key, flat name), ...)
+# (helper name, parameter position) -> the keys that helper reads there, or None
+HelperKeys = Callable[[str, int], "tuple[str, ...] | None"]
 
 
-def dict_parameters(node: ast.FunctionDef, filename: str) -> Layout:
-    """The parameters of ``node`` read as ``p["key"]``, with their keys in order of first
-    use; any other use of such a parameter is refused with its line."""
+def _no_helpers(name: str, position: int) -> None:
+    return None
+
+
+def dict_parameters(node: ast.FunctionDef, filename: str, helper_keys=_no_helpers) -> Layout:
+    """The parameters of ``node`` read as ``p["key"]`` or passed on to a helper that reads
+    its parameter so, with the keys in order of first use; any other use of such a
+    parameter, or a helper's dict parameter given anything else, is refused with the line."""
     params = [a.arg for a in node.args.args]
-    keyed = {name: [] for name in params}
-    reads = sorted((sub for sub in ast.walk(node) if _is_keyed_read(sub)), key=_position)
-    for sub in reads:
-        if sub.value.id in keyed:
-            if sub.slice.value not in keyed[sub.value.id]:
-                keyed[sub.value.id].append(sub.slice.value)
+    keyed: dict[str, list[str]] = {name: [] for name in params}
+    for sub in sorted(_keyed_uses(node, helper_keys), key=_position):
+        name, keys = _used_keys(sub, helper_keys)
+        if name in keyed:
+            keyed[name].extend(key for key in keys if key not in keyed[name])
     keyed = {name: keys for name, keys in keyed.items() if keys}
-    _check_only_keyed_reads(node, keyed, filename)
+    _check_only_keyed_reads(node, keyed, filename, helper_keys)
     taken = {sub.id for sub in ast.walk(node) if isinstance(sub, ast.Name)} | set(params)
     layout: Layout = {}
     for name, keys in keyed.items():
@@ -48,8 +55,35 @@ def dict_parameters(node: ast.FunctionDef, filename: str) -> Layout:
     return layout
 
 
-def flatten(node: ast.FunctionDef, layout: Layout) -> ast.FunctionDef:
-    """``node`` with each dict parameter replaced by its per-key parameters."""
+def _keyed_uses(node: ast.FunctionDef, helper_keys: HelperKeys) -> list[ast.AST]:
+    """``p["key"]`` reads, and names passed where a helper reads a dict parameter."""
+    uses: list[ast.AST] = [sub for sub in ast.walk(node) if _is_keyed_read(sub)]
+    uses += [arg for _, _, arg in _dict_passes(node, helper_keys) if isinstance(arg, ast.Name)]
+    return uses
+
+
+def _used_keys(use: ast.AST, helper_keys: HelperKeys) -> tuple[str, tuple[str, ...]]:
+    if isinstance(use, ast.Subscript):
+        return use.value.id, (use.slice.value,)
+    return use.id, use.helper_keys
+
+
+def _dict_passes(node: ast.AST, helper_keys: HelperKeys):
+    """``(call, position, argument)`` for each argument given to a helper's dict
+    parameter; each argument carries the keys the helper reads (``.helper_keys``)."""
+    for call in ast.walk(node):
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)):
+            continue
+        for position, arg in enumerate(call.args):
+            keys = helper_keys(call.func.id, position)
+            if keys:
+                arg.helper_keys = keys
+                yield call, position, arg
+
+
+def flatten(node: ast.FunctionDef, layout: Layout, helper_keys=_no_helpers) -> ast.FunctionDef:
+    """``node`` with each dict parameter replaced by its per-key parameters, also where it
+    is passed on to a helper (which is flattened the same way)."""
     node = copy.deepcopy(node)
     args = []
     for arg in node.args.args:
@@ -57,6 +91,9 @@ def flatten(node: ast.FunctionDef, layout: Layout) -> ast.FunctionDef:
         args.extend([ast.arg(flat) for _, flat in entries] if entries else [arg])
     node.args.args = args
     names = {name: dict(entries) for name, entries in layout.items()}
+    for call, position, arg in list(_dict_passes(node, helper_keys)):
+        flat = [ast.Name(names[arg.id][key], ast.Load()) for key in arg.helper_keys]
+        call.args[position : position + 1] = [ast.copy_location(n, arg) for n in flat]
     return ast.fix_missing_locations(_KeyedReadsToNames(names).visit(node))
 
 
@@ -84,8 +121,13 @@ def _is_keyed_read(node: ast.AST) -> bool:
     )
 
 
-def _check_only_keyed_reads(node: ast.FunctionDef, keyed: dict, filename: str) -> None:
+def _check_only_keyed_reads(node: ast.FunctionDef, keyed: dict, filename: str, helper_keys):
     allowed = {id(sub.value) for sub in ast.walk(node) if _is_keyed_read(sub)}
+    for call, _, arg in _dict_passes(node, helper_keys):
+        if not (isinstance(arg, ast.Name) and arg.id in keyed):
+            _refuse(arg, f"'{call.func.id}' reads this argument as a dict of parameters: "
+                    "pass it a dict parameter of the function, as it is", filename)  # fmt: skip
+        allowed.add(id(arg))
     for sub in ast.walk(node):
         if isinstance(sub, ast.Name) and sub.id in keyed and id(sub) not in allowed:
             _refuse(

@@ -158,9 +158,10 @@ def parse_function(func, _active: tuple[str, ...] = ()) -> ParsedFunction:
     node = _function_node(ast.parse(source), func.__name__, filename, first_line)
     ast.increment_lineno(node, first_line - 1)
     node.decorator_list = []
-    layout = dict_parameters(node, filename) if not _active else {}
-    if layout:  # the differentiated function's dicts of parameters: one parameter per key
-        node = flatten_dict_parameters(node, layout)
+    helper_keys = _HelperDictKeys(func, _active + (_code_key(func),))
+    layout = dict_parameters(node, filename, helper_keys)
+    if layout:  # dicts of parameters: one parameter per key (sourcediff.dict_params)
+        node = flatten_dict_parameters(node, layout, helper_keys)
     lifted = lift_nested_functions(node, filename)
     fence.check(node, filename)
     parsed = ParsedFunction(func.__name__, filename, source, node, _defaults(func), record=record)
@@ -171,6 +172,40 @@ def parse_function(func, _active: tuple[str, ...] = ()) -> ParsedFunction:
         inner.names = _resolve_free_names(func, inner, _active + (key,), nested)
     parsed.names = _resolve_free_names(func, parsed, _active + (key,), nested)
     return parsed
+
+
+class _HelperDictKeys:
+    """The keys a helper of ``func`` reads from its dict parameter at a position (None
+    where it has none): what a caller passing its own dict on must flatten it into."""
+
+    def __init__(self, func, active: tuple):
+        self.scope = dict(func.__globals__)
+        self.scope.update(inspect.getclosurevars(func).nonlocals)
+        self.active = active
+        self.layouts: dict[str, tuple[list[str], dict] | None] = {}
+
+    def __call__(self, name: str, position: int) -> tuple[str, ...] | None:
+        if name not in self.layouts:
+            self.layouts[name] = self._layout(self.scope.get(name))
+        found = self.layouts[name]
+        if found is None or position >= len(found[0]):
+            return None
+        entries = found[1].get(found[0][position])
+        return tuple(key for key, _ in entries) if entries else None
+
+    def _layout(self, value):
+        value = _unwrap(value) if value is not None else None
+        if not isinstance(value, types.FunctionType) or _code_key(value) in self.active:
+            return None
+        try:
+            record = _read_source(value)
+            module = ast.parse(textwrap.dedent("".join(record.lines)))
+            node = _function_node(module, value.__name__, record.filename, record.first_line)
+        except (SourceDiffError, SyntaxError):
+            return None  # refused with its line when the helper itself is parsed
+        ast.increment_lineno(node, record.first_line - 1)
+        inner = _HelperDictKeys(value, self.active + (_code_key(value),))
+        return [a.arg for a in node.args.args], dict_parameters(node, record.filename, inner)
 
 
 def _nested_helpers(lifted: dict, outer: ParsedFunction) -> dict[str, ParsedFunction]:

@@ -27,6 +27,19 @@ def mlp_loss(params, x, y):
     return np.sum(r * r) / x.shape[0] + params["decay"] * np.sum(params["w1"] ** 2)
 
 
+def _predict(p, x):
+    return np.tanh(x @ p["w1"] + p["b1"]) @ p["w2"]
+
+
+def _penalty(q):
+    return q["decay"] * np.sum(q["w1"] ** 2)
+
+
+def through_helpers(params, x, y):
+    r = _predict(params, x) - y
+    return np.sum(r * r) / x.shape[0] + _penalty(params)
+
+
 def decay_in_a_loop(p, n):
     v = p["v0"]
     for _ in range(n):
@@ -52,8 +65,12 @@ LOOP_ARGS = ({"v0": 0.4, "rate": 0.3, "shift": 0.1}, 6)
 @pytest.mark.parametrize("policy", POLICIES, ids=str)
 @pytest.mark.parametrize(
     ("func", "args", "argnums"),
-    [(mlp_loss, MLP_ARGS, (0, 1)), (decay_in_a_loop, LOOP_ARGS, (0,))],
-    ids=["mlp", "loop"],
+    [
+        (mlp_loss, MLP_ARGS, (0, 1)),
+        (through_helpers, MLP_ARGS, (0, 2)),
+        (decay_in_a_loop, LOOP_ARGS, (0,)),
+    ],
+    ids=["mlp", "helpers", "loop"],
 )
 def test_verified_gradient_by_key(func, args, argnums, policy, monkeypatch):
     monkeypatch.setenv("SOURCEDIFF_VERIFY", "1")
@@ -92,9 +109,23 @@ def _scaled(p, x):
     return x * 2.0
 
 
-def test_other_uses_of_the_dict_are_refused_with_the_line():
+def gives_a_helper_a_local(params, x):
+    local = params
+    return _penalty(local) * x
+
+
+def test_compiled_gradient_through_helpers_equals_the_inline_one():
+    inline = sd.grad(mlp_loss)(*MLP_ARGS)
+    helpers = sd.grad(through_helpers)(*MLP_ARGS)
+    assert list(helpers) == list(inline)
+    for key in inline:
+        np.testing.assert_allclose(helpers[key], inline[key], rtol=1e-12)
+
+
+@pytest.mark.parametrize("func", [passes_the_dict_on, gives_a_helper_a_local])
+def test_other_uses_of_the_dict_are_refused_with_the_line(func):
     with pytest.raises(sd.UnsupportedSyntaxError, match="dict of parameters") as info:
-        sd.grad(passes_the_dict_on)({"a": 1.0}, 2.0)
+        sd.grad(func)({"a": 1.0, "decay": 0.1, "w1": np.ones(2)}, 2.0)
     assert "test_dict_params.py:" in str(info.value)
 
 

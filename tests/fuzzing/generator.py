@@ -472,6 +472,10 @@ def generate(seed: int) -> Program:
 # compares its gradient, gathered by key, with the same reference.
 DICT_VARIANT = """
 
+def first_of(q):
+    return q["x0"]
+
+
 def f_dict(p, a, m, n):
     scale = p["x1"]
-    return f(p["x0"], scale, a, m, n)"""
+    return f(first_of(p), scale, a, m, n)"""
