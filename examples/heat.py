@@ -1,8 +1,9 @@
-"""Explicit heat equation with swapped buffers: the gradient of the final energy with
-respect to the initial temperature and the diffusivity.
+"""Explicit heat equation: the gradient of the final energy with respect to the
+initial temperature and the diffusivity.
 
-Run ``python examples/heat.py``, or see the generated adjoint with
-``python -m sourcediff show examples/heat.py:simulate --wrt u0,alpha``.
+Run ``python examples/heat.py``, or see the generated adjoints with
+``python -m sourcediff show examples/heat.py:simulate --wrt u0,alpha`` and
+``python -m sourcediff show examples/heat.py:step --mode reverse --wrt x``.
 """
 
 import numpy as np
@@ -10,20 +11,19 @@ import numpy as np
 import sourcediff as sd
 
 
-def step(u, v, alpha):
-    n = u.shape[0]
+def step(x, alpha):
+    """One explicit step: each interior point moves toward its neighbours; the ends stay."""
+    n = x.shape[0]
+    y = x.copy()
     for i in range(1, n - 1):
-        v[i] = u[i] + alpha * (u[i - 1] - 2.0 * u[i] + u[i + 1])
-    v[0] = u[0]
-    v[n - 1] = u[n - 1]
+        y[i] = x[i] + alpha * (x[i - 1] - 2.0 * x[i] + x[i + 1])
+    return y
 
 
 def simulate(u0, alpha, steps):
     u = u0.copy()
-    v = np.zeros_like(u0)
     for _ in range(steps):
-        step(u, v, alpha)
-        u, v = v, u
+        u = step(u, alpha)
     return np.sum(u * u)
 
 

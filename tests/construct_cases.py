@@ -7,7 +7,8 @@ expressions (``A[:, j].copy()``), boolean masks, ``np.max``/``np.min`` along an 
 (``np.concatenate``, ``np.stack``, ``np.hstack``, ``np.vstack``), unpacking into elements,
 ``out=``, indexing an expression's result, ``np.linalg.cholesky``, ``np.diag``,
 ``np.atleast_1d/2d/3d``, nested functions and lambdas,
-``np.linalg.slogdet``, ``np.cov``, lists of floats used as small arrays."""
+``np.linalg.slogdet``, ``np.cov``, lists of floats used as small arrays, a fresh buffer
+rebound each time step."""
 
 import math
 
@@ -231,6 +232,30 @@ def covariances(X, x):
     return np.sum(C * C) + np.cov(x) * np.trace(C)
 
 
+def _explicit_step(x, alpha):
+    y = x.copy()
+    for i in range(1, x.shape[0] - 1):
+        y[i] = x[i] + alpha * (x[i - 1] - 2.0 * x[i] + x[i + 1])
+    return y
+
+
+def fresh_buffer_each_step(u0, alpha, steps):
+    """A time loop that writes a fresh array each step and rebinds the state to it, inline
+    and through a helper returning a copy (once refused as aliasing: ``u = y`` shares
+    memory with ``y`` only until ``y`` is rebound)."""
+    n = u0.shape[0]
+    u = u0.copy()
+    for _ in range(steps):
+        y = np.empty(n)
+        y[0] = u[0]
+        y[n - 1] = u[n - 1]
+        for i in range(1, n - 1):
+            y[i] = u[i] + alpha * (u[i - 1] - 2.0 * u[i] + u[i + 1])
+        u = y
+        u = _explicit_step(u, alpha)
+    return np.sum(u * u)
+
+
 CASES = [
     (dtype_keyword, (np.linspace(0.2, 1.0, 4), 3), (0,)),
     (dtype_attribute, (np.linspace(0.2, 1.0, 4),), (0,)),
@@ -265,4 +290,5 @@ CASES = [
     (log_determinants, (A3.copy() - np.diag([0.0, 3.0, 0.0]),), (0,)),
     (small_lists, (0.7, 0.1, 3), (0, 1)),
     (covariances, (A3.copy(), np.array([0.5, -0.2, 0.9, 1.4])), (0, 1)),
+    (fresh_buffer_each_step, (np.sin(np.linspace(0.0, 3.0, 7)), 0.2, 3), (0, 1)),
 ]

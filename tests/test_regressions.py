@@ -26,7 +26,34 @@ def write_while_view_alive(a):
     return np.sum(row)
 
 
-@pytest.mark.parametrize("func", [alias_then_write, view_then_write, write_while_view_alive])
+def alias_carried_by_the_loop(a):
+    b = a.copy()
+    c = b.copy()
+    for _ in range(3):
+        c[0] = b[0] * 2.0  # from the second iteration on, c is b
+        c = b
+    return np.sum(b * a)
+
+
+def alias_in_one_branch(a):
+    b = a.copy()
+    c = a.copy()
+    if a[0] > 0.0:
+        c = b
+    c[1] = 0.5
+    return np.sum(b)
+
+
+@pytest.mark.parametrize(
+    "func",
+    [
+        alias_then_write,
+        view_then_write,
+        write_while_view_alive,
+        alias_carried_by_the_loop,
+        alias_in_one_branch,
+    ],
+)
 def test_writing_through_shared_memory_is_refused_not_miscomputed(func):
     with pytest.raises(sd.UnsupportedSyntaxError, match="shares its memory"):
         sd.grad(func, jit=False)(np.array([1.0, 2.0, 3.0, 4.0]))

@@ -37,37 +37,138 @@ def _base(value: ast.expr, types: TypeTable) -> str:
 
 
 def check_aliasing(node: ast.FunctionDef, types: TypeTable, filename: str) -> None:
-    """Raise UnsupportedSyntaxError at a write that an alias would make wrong."""
-    aliases: dict[str, tuple[str, ast.stmt]] = {}
-    for stmt in ast.walk(node):
-        if isinstance(stmt, ast.Assign) and isinstance(stmt.targets[0], ast.Name):
-            target = stmt.targets[0].id
-            base = _base(stmt.value, types) if types[target].kind == "array" else ""
-            if base and base != target:
-                aliases[target] = (base, stmt)
+    r"""Raise UnsupportedSyntaxError at a write that an alias would make wrong.
 
-    def root(name: str) -> str:
-        seen = set()
-        while name in aliases and name not in seen:
-            seen.add(name)
-            name = aliases[name][0]
-        return name
+    Flow-sensitive: ``u = y`` makes the two names share memory only until one of
+    them is rebound, so a time loop that writes a fresh ``y`` each step and then
+    rebinds ``u = y`` is accepted.
 
+    >>> f = ast.parse(
+    ...     "def f(u):\n"
+    ...     "    for _ in range(3):\n"
+    ...     "        y = np.copy(u)\n"
+    ...     "        y[0] = 1.0\n"
+    ...     "        u = y\n"
+    ...     "    return u"
+    ... ).body[0]
+    >>> check_aliasing(f, _ArraysOnly(), "m.py")  # y is fresh where it is written
+    >>> f.body[0].body.insert(0, ast.parse("v = u").body[0])
+    >>> f.body.insert(1, ast.parse("v[1] = 0.0").body[0])
+    >>> f.body.insert(2, ast.parse("w = u + v").body[0])
+    >>> try:
+    ...     check_aliasing(f, _ArraysOnly(), "m.py")
+    ... except UnsupportedSyntaxError as exc:
+    ...     print(str(exc).split(",")[0])
+    m.py:1: 'v' is written in place while 'u'
+    """
+    walker = _MayAlias(types)
+    walker.walk(node.body, frozenset())
+    views = _view_targets(node, types)
     live = live_after_writes(node)
     for stmt in ast.walk(node):
         if not ir.is_element_write(stmt):
             continue
         written = ir.target_name(stmt)
-        group = {n for n in set(aliases) | {root(a) for a in aliases} if root(n) == root(written)}
-        still_used = sorted((group - {written}) & live[id(stmt)])
+        sharing = {n for pair in walker.before.get(id(stmt), ()) if written in pair for n in pair}
+        still_used = sorted((sharing - {written}) & live[id(stmt)])
         if not still_used:
             continue  # no other name for this memory is read afterwards
         where = getattr(stmt, "origin", (filename, getattr(stmt, "lineno", 0)))
         other = still_used[0]
-        view = written if written in aliases else other
+        view = written if written in views else other
         raise UnsupportedSyntaxError(
             f"'{written}' is written in place while '{other}', which shares its memory (another "
             f"name, a slice or a reshape), is used later; sourcediff treats them as separate "
             f"values, so make '{view}' a copy with .copy() or write into one name only",
             *where,
         )
+
+
+def _view_targets(node: ast.FunctionDef, types: TypeTable) -> set[str]:
+    """Names ever bound to another array's memory (the one to suggest copying)."""
+    return {
+        stmt.targets[0].id
+        for stmt in ast.walk(node)
+        if isinstance(stmt, ast.Assign)
+        and isinstance(stmt.targets[0], ast.Name)
+        and types[stmt.targets[0].id].kind == "array"
+        and _base(stmt.value, types) not in ("", stmt.targets[0].id)
+    }
+
+
+Pairs = frozenset  # of frozenset({a, b}): names that may share memory
+
+
+class _MayAlias:
+    """May-alias pairs before each element write, by a forward dataflow walk; a loop is
+    iterated to a fixed point over every state seen in its body (which also covers
+    ``break`` and ``continue``)."""
+
+    def __init__(self, types: TypeTable):
+        self.types = types
+        self.before: dict[int, Pairs] = {}
+
+    def walk(self, stmts: list[ast.stmt], state: Pairs) -> tuple[Pairs, Pairs]:
+        """``(state after, union of every state inside)``."""
+        seen = state
+        for stmt in stmts:
+            state, inner = self.stmt(stmt, state)
+            seen = seen | inner | state
+        return state, seen
+
+    def stmt(self, stmt: ast.stmt, state: Pairs) -> tuple[Pairs, Pairs]:
+        if isinstance(stmt, (ast.For, ast.While)):
+            head = state
+            while True:
+                _, seen = self.walk(stmt.body, head)
+                if seen <= head:
+                    break
+                head = head | seen
+            return self.walk(stmt.orelse, head)[0], head
+        if isinstance(stmt, ast.If):
+            body, seen_body = self.walk(stmt.body, state)
+            orelse, seen_else = self.walk(stmt.orelse, state)
+            return body | orelse, seen_body | seen_else
+        if ir.is_element_write(stmt):
+            self.before[id(stmt)] = self.before.get(id(stmt), frozenset()) | state
+        elif ir.is_permutation(stmt):
+            state = self.permute(stmt, state)
+        elif isinstance(stmt, ast.Assign) and isinstance(stmt.targets[0], ast.Name):
+            state = self.assign(stmt.targets[0].id, stmt.value, state)
+        return state, state
+
+    def assign(self, target: str, value: ast.expr, state: Pairs) -> Pairs:
+        base = _base(value, self.types) if self.types[target].kind == "array" else ""
+        if base == target:
+            return state  # a = a[1:]: still the memory it shared
+        kept = {pair for pair in state if target not in pair}
+        if base:
+            kept.add(frozenset((target, base)))
+            kept |= {frozenset((target, n)) for p in state if base in p for n in p - {base}}
+        return frozenset(p for p in kept if len(p) == 2)
+
+    def permute(self, stmt: ast.Assign, state: Pairs) -> Pairs:
+        """``a, b = b, a``: each target takes its source's memory, all at once."""
+        if not all(isinstance(e, ast.Name) for e in stmt.targets[0].elts + stmt.value.elts):
+            targets = {e.id for e in ast.walk(stmt.targets[0]) if isinstance(e, ast.Name)}
+            return frozenset(p for p in state if not p & targets)
+        source = dict(ir.permutation_pairs(stmt))
+        names = {n for pair in state for n in pair} | set(source) | set(source.values())
+
+        def shared(a: str, b: str) -> bool:
+            a, b = source.get(a, a), source.get(b, b)
+            return a == b or frozenset((a, b)) in state
+
+        return frozenset(
+            frozenset((a, b))
+            for a in names
+            for b in names
+            if a < b and (a in source or b in source) and shared(a, b)
+        ) | frozenset(p for p in state if not p & set(source))
+
+
+class _ArraysOnly:
+    """A type table where every name is an array (for the doctest)."""
+
+    def __getitem__(self, name):
+        return type("T", (), {"kind": "array"})()

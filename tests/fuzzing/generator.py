@@ -160,9 +160,25 @@ class _Writer:
             (self.tensor_statement, 1),
             (self.unpack_or_out, 1),
             (self.small_list, 1),
+            (self.fresh_buffer_loop, 1 if self.loop_depth < 1 else 0),
         ]
         functions, weights = zip(*choices)
         self.rng.choices(functions, weights)[0](depth)
+
+    def fresh_buffer_loop(self, depth: int) -> None:
+        """A time loop writing a fresh buffer each step, then rebinding the state to it
+        (``u = w``: the two share memory only until ``w`` is rebound)."""
+        vec, step, i = self.rng.choice(self.vectors), self.fresh("k"), self.fresh("i")
+        buffer = self.fresh("w")
+        fresh = self.rng.choice(["np.empty(4)", f"{vec}.copy()", f"np.zeros_like({vec})"])
+        self.tags.add("fresh_buffer")
+        self.emit(depth, f"for {step} in range(n):")
+        self.emit(depth + 1, f"{buffer} = {fresh}")
+        self.emit(depth + 1, f"{buffer}[0] = {vec}[0] * {self.scalar(1)}")
+        self.emit(depth + 1, f"for {i} in range(1, 4):")
+        coupling = f"{vec}[{i}] + 0.3 * math.tanh({vec}[{i} - 1] - {vec}[{i}])"
+        self.emit(depth + 2, f"{buffer}[{i}] = {coupling}")
+        self.emit(depth + 1, f"{vec} = {buffer}")
 
     def assign_scalar(self, depth: int) -> None:
         reuse = self.rng.random() < 0.4 and depth > 1
