@@ -12,6 +12,7 @@ import ast
 
 from .errors import UnsupportedSyntaxError
 from .normalize import arrays
+from .normalize.iteration import SUGAR, is_sugar, target_fits
 
 # Construct -> (what it is called, what to do instead).
 REFUSED = {
@@ -73,6 +74,7 @@ def check(node: ast.FunctionDef, filename: str) -> None:
     """
     fn = _Site(filename, node)
     _check_signature(fn)
+    _check_sugar_placement(fn)
     literal_lists = arrays.literal_lists(node)  # np.array([a, b]) is an array, not a list
     literal_lists |= arrays.small_array_lists(node)  # so is c = [1.0, x], only indexed
     for sub in ast.walk(node):
@@ -159,20 +161,52 @@ def _check_for(fn: _Site, node: ast.For) -> None:
         and not it.keywords
     )
     over_list = isinstance(it, ast.List) and id(it) in arrays.small_array_lists(fn.node)
+    if is_sugar(it) and target_fits(node.target, it):
+        if it.func.id == "enumerate":  # its index becomes a range loop's variable
+            _check_not_assigned_in(fn, node, node.target.elts[0].id)
+        return  # rewritten by normalize.iteration into a range loop
+    if is_sugar(it):
+        raise fn.error(
+            node.target,
+            f"unpack what {it.func.id}(...) yields into names: 'for i, v in enumerate(x)', "
+            "'for a, b in zip(x, y)'",
+        )
     if not is_range and not over_list and not isinstance(it, ast.Name):
         raise fn.error(
             node,
-            "'for' loops must run over range(...), the rows of an array or a list of floats; "
-            "index with an int",
+            "'for' loops must run over range(...), enumerate(...), zip(...), the rows of an "
+            "array or a list of floats; index with an int",
         )
     if not isinstance(node.target, ast.Name):
         raise fn.error(node.target, "the loop variable must be a single name")
-    target = node.target.id
+    _check_not_assigned_in(fn, node, node.target.id)
+
+
+def _check_not_assigned_in(fn: _Site, node: ast.For, target: str) -> None:
     for sub in ast.walk(ast.Module(body=node.body, type_ignores=[])):
         if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store) and sub.id == target:
             raise fn.error(
                 sub, f"the loop variable '{target}' is assigned inside its loop; use another name"
             )
+
+
+def _check_sugar_placement(fn: _Site) -> None:
+    """enumerate and zip only as what a for loop runs over."""
+    allowed = set()
+    for loop in ast.walk(fn.node):
+        if isinstance(loop, ast.For) and is_sugar(loop.iter):
+            allowed |= {id(loop.iter)} | {id(arg) for arg in loop.iter.args}
+    for sub in ast.walk(fn.node):
+        if (
+            is_sugar(sub)
+            and id(sub) not in allowed
+            or (isinstance(sub, ast.Name) and sub.id in SUGAR and not _called(fn.node, sub))
+        ):
+            raise fn.error(sub, "enumerate and zip are supported only in 'for ... in' loops")
+
+
+def _called(root: ast.AST, name: ast.Name) -> bool:
+    return any(isinstance(c, ast.Call) and c.func is name for c in ast.walk(root))
 
 
 def out_keyword(call: ast.Call) -> ast.expr | None:

@@ -26,9 +26,11 @@ from .dict_params import Layout, dict_parameters
 from .dict_params import flatten as flatten_dict_parameters
 from .errors import SourceDiffError, UnsupportedCallError, UnsupportedSyntaxError
 from .nested import lift_nested_functions
+from .normalize.iteration import is_sugar
 
 SUPPORTED_MODULES = {math: "math", np: "np"}
 SUPPORTED_BUILTINS = {"range", "len", "abs", "min", "max", "float", "int", "bool", "round"}
+SUPPORTED_BUILTINS |= {"enumerate", "zip"}  # as what a for loop runs over
 CONSTANT_TYPES = (bool, int, float)
 
 
@@ -271,6 +273,9 @@ def _resolve_free_names(func, parsed: ParsedFunction, active: tuple[str, ...], n
             resolved[sub.id] = Resolved("helper", sub.id, helper=nested[sub.id])
             continue
         resolved[sub.id] = _resolve(sub, scope, parsed, active)
+    if any(isinstance(s, ast.For) and is_sugar(s.iter) for s in ast.walk(parsed.node)):
+        for name in ("range", "len", "min"):  # what normalize.iteration writes
+            resolved.setdefault(name, Resolved("builtin", name))
     return resolved
 
 

@@ -8,7 +8,7 @@ expressions (``A[:, j].copy()``), boolean masks, ``np.max``/``np.min`` along an 
 ``out=``, indexing an expression's result, ``np.linalg.cholesky``, ``np.diag``,
 ``np.atleast_1d/2d/3d``, nested functions and lambdas,
 ``np.linalg.slogdet``, ``np.cov``, lists of floats used as small arrays, a fresh buffer
-rebound each time step."""
+rebound each time step, ``enumerate`` and ``zip`` in for loops."""
 
 import math
 
@@ -256,6 +256,22 @@ def fresh_buffer_each_step(u0, alpha, steps):
     return np.sum(u * u)
 
 
+def enumerate_and_zip(x, A, w):
+    """``enumerate`` and ``zip`` in for loops: over arrays, rows, an expression (evaluated
+    once), a named list of floats, and nested as ``enumerate(zip(...))``."""
+    s = 0.0
+    for i, xi in enumerate(x):
+        s += w * xi * (i + 1)
+    for row, xi in zip(A, x):
+        s += np.sum(row * row) * xi
+    for k, (u, v) in enumerate(zip(x * w, A[0])):
+        s += math.sin(u) * v * k
+    coefficients = [0.5, w, 2.0]
+    for c, xi in zip(coefficients, x):
+        s += c * xi
+    return s
+
+
 CASES = [
     (dtype_keyword, (np.linspace(0.2, 1.0, 4), 3), (0,)),
     (dtype_attribute, (np.linspace(0.2, 1.0, 4),), (0,)),
@@ -290,5 +306,6 @@ CASES = [
     (log_determinants, (A3.copy() - np.diag([0.0, 3.0, 0.0]),), (0,)),
     (small_lists, (0.7, 0.1, 3), (0, 1)),
     (covariances, (A3.copy(), np.array([0.5, -0.2, 0.9, 1.4])), (0, 1)),
+    (enumerate_and_zip, (np.array([0.3, -0.4, 0.8]), A3.copy(), 0.7), (0, 1, 2)),
     (fresh_buffer_each_step, (np.sin(np.linspace(0.0, 3.0, 7)), 0.2, 3), (0, 1)),
 ]

@@ -59,6 +59,18 @@ def uses_with(x):
 # ---------------------------------------------------------------------------
 
 
+def zips_outside_a_loop(x, y):
+    pairs = zip(x, y)  # <- refused
+    return x[0] + len(pairs)
+
+
+def enumerates_into_one_name(x):
+    s = 0.0
+    for pair in enumerate(x):  # <- refused
+        s += x[0] * len(pair)
+    return s
+
+
 def uses_lambda_as_argument(x):
     return _apply(lambda t: t * t, x)  # <- refused
 

@@ -9,6 +9,7 @@ refuse the same way. The second half checks argument errors (``sd.ArgumentError`
 import inspect
 from dataclasses import dataclass
 
+import numpy as np
 import pytest
 import refusal_cases as rc
 
@@ -47,6 +48,8 @@ CASES = [
     Refusal("with", rc.uses_with, (1.5,), "with"),
     # Definitions inside the function.
     Refusal("lambda-as-argument", rc.uses_lambda_as_argument, (1.5,), "lambda"),
+    Refusal("zip-outside-a-loop", rc.zips_outside_a_loop, (np.ones(2), np.ones(2)), "zip"),
+    Refusal("enumerate-into-one-name", rc.enumerates_into_one_name, (np.ones(2),), "enumerate"),
     Refusal("nested-def-as-value", rc.uses_nested_function_as_value, (1.5,), "called by name"),
     Refusal("def-inside-loop", rc.uses_def_inside_loop, (1.5,), "defined inside a block"),
     Refusal("recursive-nested-def", rc.uses_recursive_nested_def, (1.5,), "recursive"),

@@ -27,6 +27,7 @@ from .arrays import iterate_rows
 from .exits import lower_exits
 from .flatten import Flattener
 from .inline import inline_calls
+from .iteration import expand_enumerate_zip
 from .loops import add_trip_counters
 from .tuples import split_tuple_variables
 from .versions import version_straight_line
@@ -87,7 +88,9 @@ def _normalize_one(fn: ParsedFunction, bodies: dict, constant_names: set[str], t
             helper = resolved.helper
             helper_node, helper_temps, _ = _normalize_one(helper, bodies, constant_names, top)
             bodies[resolved.helper.name] = (helper_node, helper_temps)
-    node = split_tuple_variables(fn, copy.deepcopy(fn.node))
+    node = copy.deepcopy(fn.node)
+    expand_enumerate_zip(node, Namer.for_tree(node, RESERVED | constant_names | set(bodies)))
+    node = split_tuple_variables(fn, node)
     namer = Namer.for_tree(node, RESERVED | constant_names | set(bodies))
     iterate_rows(node, namer)
     node = lower_exits(fn, node, namer, helper=fn is not top)

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import ast
 
+from .iteration import is_sugar
+
 
 def is_array_literal_call(node: ast.AST) -> bool:
     """``np.array([...])`` or ``np.asarray([...])`` with a list (or nested lists)."""
@@ -94,7 +96,8 @@ def _bound_names(sub: ast.AST) -> set[str]:
 
 
 def _uses_as_small_array(node: ast.AST) -> set[int]:
-    """Ids of names used as ``name[i]`` (no slice), ``len(name)`` or ``for v in name``."""
+    """Ids of names used as ``name[i]`` (no slice), ``len(name)``, ``for v in name`` or in
+    ``zip``/``enumerate`` there."""
     good: set[int] = set()
     for sub in ast.walk(node):
         if isinstance(sub, ast.Subscript) and isinstance(sub.value, ast.Name):
@@ -105,6 +108,10 @@ def _uses_as_small_array(node: ast.AST) -> set[int]:
             good |= {id(a) for a in sub.args if isinstance(a, ast.Name)}
         elif isinstance(sub, ast.For) and isinstance(sub.iter, ast.Name):
             good.add(id(sub.iter))
+        elif isinstance(sub, ast.For) and is_sugar(sub.iter):  # zip(c, x): c[k] each step
+            nested = [a for a in sub.iter.args if is_sugar(a)]
+            args = sub.iter.args + [a for call in nested for a in call.args]
+            good |= {id(a) for a in args if isinstance(a, ast.Name)}
     return good
 
 

@@ -406,10 +406,24 @@ class _Writer:
         self.lines.insert(self.top_insert, f"    {name} = 0.0")
         self.top_insert += 1
         self.floats.append(name)
-        row = self.fresh("row")
-        self.emit(depth, f"for {row} in m:")
-        self.emit(depth + 1, f"{name} += np.sum({row} * {self.rng.choice(self.vectors)}) * 0.1")
-        self.tags.add("for_rows")
+        row, vec = self.fresh("row"), self.rng.choice(self.vectors)
+        form = self.rng.choice(["rows", "enumerate", "zip", "enumerate_zip"])
+        if form == "rows":
+            self.emit(depth, f"for {row} in m:")
+            self.emit(depth + 1, f"{name} += np.sum({row} * {vec}) * 0.1")
+        elif form == "enumerate":
+            index, value = self.fresh("i"), self.fresh("e")
+            self.emit(depth, f"for {index}, {value} in enumerate({vec} * 0.5):")
+            self.emit(depth + 1, f"{name} += {value} * math.sin({value} + {index})")
+        elif form == "zip":
+            value = self.fresh("e")
+            self.emit(depth, f"for {row}, {value} in zip(m, {vec}):")
+            self.emit(depth + 1, f"{name} += np.sum({row} * {row}) * {value} * 0.1")
+        else:
+            index, value = self.fresh("i"), self.fresh("e")
+            self.emit(depth, f"for {index}, ({row}, {value}) in enumerate(zip(m, {vec})):")
+            self.emit(depth + 1, f"{name} += {row}[{index}] * {value}")
+        self.tags.add("for_rows" if form == "rows" else form)
 
     def self_assign(self, depth: int) -> None:
         name = self.rng.choice(self.floats + self.vectors)
