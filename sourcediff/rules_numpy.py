@@ -221,6 +221,9 @@ def _reduction_rows() -> list[Rule]:
     rows.append(
         Rule("np.flip", ("x",), ("1",), adjoints=("np.flip(g)",), tangents=("np.flip(tangent)",))
     )
+    # np.roll(x, shift) without axis= (Numba has none): rolls the flattened array.
+    roll_back, roll_on = ("np.roll(g, -shift)", None), ("np.roll(tangent, shift)", None)
+    rows.append(Rule("np.roll", ("x", "shift"), ("1", None), roll_back, roll_on))
     extreme = ("first_extreme_mask(x, out) * g",)
     extreme_tangent = ("np.sum(first_extreme_mask(x, out) * tangent)",)
     rows.append(Rule("np.max", ("x",), ("1",), adjoints=extreme, tangents=extreme_tangent))

@@ -8,7 +8,8 @@ expressions (``A[:, j].copy()``), boolean masks, ``np.max``/``np.min`` along an 
 ``out=``, indexing an expression's result, ``np.linalg.cholesky``, ``np.diag``,
 ``np.atleast_1d/2d/3d``, nested functions and lambdas,
 ``np.linalg.slogdet``, ``np.cov``, lists of floats used as small arrays, a fresh buffer
-rebound each time step, ``enumerate`` and ``zip`` in for loops."""
+rebound each time step, ``enumerate`` and ``zip`` in for loops,
+``np.roll``."""
 
 import math
 
@@ -272,6 +273,13 @@ def enumerate_and_zip(x, A, w):
     return s
 
 
+def periodic_stencil(u, c, steps):
+    """``np.roll`` (without ``axis=``, as Numba has it): a periodic 1-D diffusion."""
+    for _ in range(steps):
+        u = u + c * (np.roll(u, 1) - 2.0 * u + np.roll(u, -1))
+    return np.sum(u**2)
+
+
 CASES = [
     (dtype_keyword, (np.linspace(0.2, 1.0, 4), 3), (0,)),
     (dtype_attribute, (np.linspace(0.2, 1.0, 4),), (0,)),
@@ -306,6 +314,7 @@ CASES = [
     (log_determinants, (A3.copy() - np.diag([0.0, 3.0, 0.0]),), (0,)),
     (small_lists, (0.7, 0.1, 3), (0, 1)),
     (covariances, (A3.copy(), np.array([0.5, -0.2, 0.9, 1.4])), (0, 1)),
+    (periodic_stencil, (np.sin(np.linspace(0.0, 3.0, 6)), 0.2, 3), (0, 1)),
     (enumerate_and_zip, (np.array([0.3, -0.4, 0.8]), A3.copy(), 0.7), (0, 1, 2)),
     (fresh_buffer_each_step, (np.sin(np.linspace(0.0, 3.0, 7)), 0.2, 3), (0, 1)),
 ]

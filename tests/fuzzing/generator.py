@@ -71,6 +71,7 @@ REDUCTIONS = [
     ("np.sum(np.diag(m) * {a}) + np.sum(np.diag({b}) @ m)", "diag"),
     ("np.linalg.slogdet(m + 3.0 * np.diag({a}))[1] * np.linalg.slogdet(m)[0]", "slogdet"),
     ("np.sum(np.cov(m * {a}) * m) + np.cov({b})", "cov"),
+    ("np.sum(np.roll({a}, 1) * {b}) + np.sum(np.roll(m, -3) * m)", "roll"),
 ]
 # Integer index arrays with repeated indices: gathers accumulate, scatters' last write wins.
 INDEX_ARRAYS = ["np.arange(4) // 2", "3 - np.arange(4)", "(np.arange(4) * 2) % 3"]
