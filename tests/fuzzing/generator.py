@@ -72,6 +72,7 @@ REDUCTIONS = [
     ("np.linalg.slogdet(m + 3.0 * np.diag({a}))[1] * np.linalg.slogdet(m)[0]", "slogdet"),
     ("np.sum(np.cov(m * {a}) * m) + np.cov({b})", "cov"),
     ("np.sum(np.roll({a}, 1) * {b}) + np.sum(np.roll(m, -3) * m)", "roll"),
+    ("np.sum({a}[np.argsort({b})] * np.arange(4)) + {a}[np.argmax({b})]", "argmax"),
 ]
 # Integer index arrays with repeated indices: gathers accumulate, scatters' last write wins.
 INDEX_ARRAYS = ["np.arange(4) // 2", "3 - np.arange(4)", "(np.arange(4) * 2) % 3"]
