@@ -78,6 +78,7 @@ TEMPLATE_FUNCTIONS |= {"linalg_cholesky", "cholesky_adjoint", "cholesky_tangent"
 TEMPLATE_FUNCTIONS |= {"extreme_mask_along", "diff_adjoint"}
 TEMPLATE_FUNCTIONS |= {"linalg_slogdet_sign", "linalg_slogdet_logabs"}
 TEMPLATE_FUNCTIONS |= {"covariance", "covariance_adjoint", "covariance_tangent"}
+TEMPLATE_FUNCTIONS |= {"sort_adjoint", "sort_tangent"}
 
 
 def template_errors(rule: Rule) -> list[str]:

@@ -84,6 +84,8 @@ def numpy_rows() -> list[Rule]:
         rows.append(row(f"np.{name}", "x", None))
     for name in ("logical_and", "logical_or", "logical_xor"):
         rows.append(row(f"np.{name}", "a b", None, None))
+    sort = ("sort_adjoint(x, g)",), ("sort_tangent(x, tangent)",)
+    rows.append(Rule("np.sort", ("x",), ("1",), adjoints=sort[0], tangents=sort[1]))
     for name in ("argmax", "argmin", "argsort"):  # integer results: indices, no derivative
         rows.append(row(f"np.{name}", "x", None))
     return rows

@@ -39,6 +39,8 @@ from .special import (  # noqa: F401 - for generated code
     max_along,
     min_along,
     prod_adjoint,
+    sort_adjoint,
+    sort_tangent,
 )
 
 

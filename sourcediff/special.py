@@ -347,6 +347,44 @@ def _extreme_mask_along(x, extreme, axis):
     return impl
 
 
+def sort_adjoint(x, g):
+    """The adjoint of ``np.sort(x)`` (along the last axis): ``g`` sent back to where each
+    sorted element came from (ties in ``np.argsort``'s order)."""
+    out = np.zeros(x.shape)
+    np.put_along_axis(out, np.argsort(x, axis=-1), g, axis=-1)
+    return out
+
+
+def sort_tangent(x, t):
+    """The tangent of ``np.sort(x)``: ``t`` taken in the sorted order."""
+    return np.take_along_axis(t, np.argsort(x, axis=-1), axis=-1)
+
+
+@numba.njit(cache=True)
+def _sorted_rows(x, g, out, back):
+    rows = x.reshape((-1, x.shape[-1]))
+    flat_g = np.ascontiguousarray(g).reshape((-1, x.shape[-1]))
+    flat_out = out.reshape((-1, x.shape[-1]))
+    for r in range(rows.shape[0]):
+        order = np.argsort(rows[r])
+        for k in range(order.shape[0]):
+            if back:
+                flat_out[r, order[k]] = flat_g[r, k]
+            else:
+                flat_out[r, k] = flat_g[r, order[k]]
+    return out
+
+
+@overload(sort_adjoint)
+def _sort_adjoint(x, g):
+    return lambda x, g: _sorted_rows(np.ascontiguousarray(x), g, np.zeros(x.shape), True)
+
+
+@overload(sort_tangent)
+def _sort_tangent(x, t):
+    return lambda x, t: _sorted_rows(np.ascontiguousarray(x), t, np.zeros(x.shape), False)
+
+
 def diff_adjoint(g, x):
     """The adjoint of ``np.diff(x)`` (along the last axis): ``g`` pushed back on both ends."""
     out = np.zeros(x.shape)
@@ -372,6 +410,7 @@ def _diff_adjoint(g, x):
 
 HELPERS = ("digamma", "prod_adjoint", "linalg_solve", "linalg_inv", "linalg_det", "diff_adjoint")
 HELPERS += ("linalg_slogdet_sign", "linalg_slogdet_logabs")
-HELPERS += ("covariance", "covariance_adjoint", "covariance_tangent")
+HELPERS += ("covariance", "covariance_adjoint", "covariance_tangent", "sort_adjoint")
+HELPERS += ("sort_tangent",)
 HELPERS += ("max_along", "min_along", "extreme_mask_along")
 HELPERS += ("linalg_cholesky", "cholesky_adjoint", "cholesky_tangent", "diag_adjoint")

@@ -9,7 +9,7 @@ expressions (``A[:, j].copy()``), boolean masks, ``np.max``/``np.min`` along an 
 ``np.atleast_1d/2d/3d``, nested functions and lambdas,
 ``np.linalg.slogdet``, ``np.cov``, lists of floats used as small arrays, a fresh buffer
 rebound each time step, ``enumerate`` and ``zip`` in for loops,
-``np.roll``, ``np.argmax``/``argmin``/``argsort``."""
+``np.roll``, ``np.argmax``/``argmin``/``argsort``, ``np.sort``."""
 
 import math
 
@@ -287,6 +287,12 @@ def picks_by_index(x, w):
     return x[i] * w[np.argmin(x)] + np.sum(x[order] * np.arange(x.shape[0]))
 
 
+def trimmed_sum(x, w):
+    """``np.sort``: a trimmed sum of squares (the adjoint goes back through the order)."""
+    s = np.sort(x * w)
+    return np.sum(s[1:-1] ** 2) + s[0]
+
+
 CASES = [
     (dtype_keyword, (np.linspace(0.2, 1.0, 4), 3), (0,)),
     (dtype_attribute, (np.linspace(0.2, 1.0, 4),), (0,)),
@@ -322,6 +328,7 @@ CASES = [
     (small_lists, (0.7, 0.1, 3), (0, 1)),
     (covariances, (A3.copy(), np.array([0.5, -0.2, 0.9, 1.4])), (0, 1)),
     (picks_by_index, (np.array([0.3, -0.4, 0.8, 0.1]), np.array([1.0, 2.0, 0.5, 1.5])), (0, 1)),
+    (trimmed_sum, (np.array([0.3, -0.4, 0.8, 0.1]), np.array([1.0, 2.0, 0.5, 1.5])), (0, 1)),
     (periodic_stencil, (np.sin(np.linspace(0.0, 3.0, 6)), 0.2, 3), (0, 1)),
     (enumerate_and_zip, (np.array([0.3, -0.4, 0.8]), A3.copy(), 0.7), (0, 1, 2)),
     (fresh_buffer_each_step, (np.sin(np.linspace(0.0, 3.0, 7)), 0.2, 3), (0, 1)),

@@ -73,6 +73,7 @@ REDUCTIONS = [
     ("np.sum(np.cov(m * {a}) * m) + np.cov({b})", "cov"),
     ("np.sum(np.roll({a}, 1) * {b}) + np.sum(np.roll(m, -3) * m)", "roll"),
     ("np.sum({a}[np.argsort({b})] * np.arange(4)) + {a}[np.argmax({b})]", "argmax"),
+    ("np.sum(np.sort({a} * 1.5)[1:] * {b}[:3])", "sort"),
 ]
 # Integer index arrays with repeated indices: gathers accumulate, scatters' last write wins.
 INDEX_ARRAYS = ["np.arange(4) // 2", "3 - np.arange(4)", "(np.arange(4) * 2) % 3"]
