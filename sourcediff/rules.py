@@ -23,7 +23,17 @@ import contextvars
 import copy
 import functools
 
-from .rule import POW_X, POW_Y, POW_Y_ARRAY, UNARY_MATH, WHERE_SIGN, Rule, row
+from .rule import (
+    DEGREES_PER_RADIAN,
+    POW_X,
+    POW_Y,
+    POW_Y_ARRAY,
+    RADIANS_PER_DEGREE,
+    UNARY_MATH,
+    WHERE_SIGN,
+    Rule,
+    row,
+)
 from .rules_numpy import array_rows, numpy_rows
 
 ROWS = [
@@ -45,7 +55,7 @@ ROWS = [
     row("float", "x", "1"),
     row("int", "x", None),
     row("bool", "x", None),
-    row("round", "x", None),
+    Rule("round", ("x", "ndigits"), (None, None), min_args=1),
     row("len", "x", None),
     Rule("range", ("a", "b", "c"), (None, None, None), min_args=1),
     # The math module.
@@ -55,6 +65,8 @@ ROWS = [
     row("math.atan2", "y x", "x / (x * x + y * y)", "-y / (x * x + y * y)"),
     row("math.hypot", "x y", "x / out if out > 0 else 0.0", "y / out if out > 0 else 0.0"),
     row("math.pow", "x y", POW_X, POW_Y),
+    row("math.radians", "x", RADIANS_PER_DEGREE),
+    row("math.degrees", "x", DEGREES_PER_RADIAN),
     row("math.copysign", "x y", "math.copysign(1.0, x) * math.copysign(1.0, y)", None),
 ]
 
@@ -79,6 +91,7 @@ TEMPLATE_FUNCTIONS |= {"extreme_mask_along", "diff_adjoint"}
 TEMPLATE_FUNCTIONS |= {"linalg_slogdet_sign", "linalg_slogdet_logabs"}
 TEMPLATE_FUNCTIONS |= {"covariance", "covariance_adjoint", "covariance_tangent"}
 TEMPLATE_FUNCTIONS |= {"sort_adjoint", "sort_tangent"}
+TEMPLATE_FUNCTIONS |= {"prod_along_adjoint", "cumprod_adjoint", "cumprod_tangent", "flattened_copy"}
 
 
 def template_errors(rule: Rule) -> list[str]:

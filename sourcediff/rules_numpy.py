@@ -3,7 +3,19 @@ products, shapes and linear algebra (``sourcediff.rules`` assembles the table)."
 
 from __future__ import annotations
 
-from .rule import POW_X, POW_Y, POW_Y_ARRAY, UNARY_MATH, WHERE_SIGN, Rule, row
+from .rule import (
+    DEGREES_PER_RADIAN,
+    LN2,
+    POW_X,
+    POW_Y,
+    POW_Y_ARRAY,
+    RADIANS_PER_DEGREE,
+    UNARY_MATH,
+    WHERE_SIGN,
+    Rule,
+    row,
+)
+from .rules_linalg import linalg_rows
 
 
 def _numpy_template(partial: str | None) -> str | None:
@@ -24,6 +36,7 @@ def numpy_rows() -> list[Rule]:
         )
     rows.append(row("np.arctan2", "y x", "x / (x * x + y * y)", "-y / (x * x + y * y)"))
     rows.append(row("np.square", "x", "2.0 * x"))
+    rows += _more_elementwise_rows()
     rows.append(row("np.negative", "x", "-1"))
     # NumPy's spellings of the arithmetic operators: the same rows as + - * /.
     rows.append(row("np.add", "a b", "1", "1"))
@@ -80,14 +93,35 @@ def numpy_rows() -> list[Rule]:
             ),
         )
     )
-    for name in ("floor", "ceil", "trunc", "round", "sign", "logical_not", "isnan", "isfinite"):
+    for name in ("floor", "ceil", "trunc", "sign", "logical_not", "isnan", "isfinite"):
         rows.append(row(f"np.{name}", "x", None))
+    for name in ("round", "around"):
+        rows.append(Rule(f"np.{name}", ("x", "decimals"), (None, None), min_args=1))
     for name in ("logical_and", "logical_or", "logical_xor"):
         rows.append(row(f"np.{name}", "a b", None, None))
     sort = ("sort_adjoint(x, g)",), ("sort_tangent(x, tangent)",)
     rows.append(Rule("np.sort", ("x",), ("1",), adjoints=sort[0], tangents=sort[1]))
-    for name in ("argmax", "argmin", "argsort"):  # integer results: indices, no derivative
-        rows.append(row(f"np.{name}", "x", None))
+    rows.append(row("np.argsort", "x", None))  # integer results: indices, no derivative
+    for name in ("argmax", "argmin"):
+        rows.append(Rule(f"np.{name}", ("x", "axis"), (None, None), min_args=1))
+    return rows
+
+
+def _more_elementwise_rows() -> list[Rule]:
+    """Scalings, powers of two, roots and ``logaddexp``; ``safe_sqrt`` is the square root
+    of a reduction rewritten by ``normalize.reductions`` (derivative 0 at 0)."""
+    rows = []
+    for name, scale in [("radians", RADIANS_PER_DEGREE), ("deg2rad", RADIANS_PER_DEGREE)]:
+        rows.append(row(f"np.{name}", "x", scale))
+    for name, scale in [("degrees", DEGREES_PER_RADIAN), ("rad2deg", DEGREES_PER_RADIAN)]:
+        rows.append(row(f"np.{name}", "x", scale))
+    rows.append(row("np.exp2", "x", f"out * {LN2}"))
+    rows.append(row("np.cbrt", "x", "1.0 / (3.0 * out * out)"))
+    rows.append(row("np.reciprocal", "x", "-out * out"))
+    rows.append(row("np.logaddexp", "a b", "np.exp(a - out)", "np.exp(b - out)"))
+    root = ("0.5 / out if out > 0 else 0.0",)
+    root_array = ("np.where(out > 0, 0.5 / np.where(out > 0, out, 1.0), 0.0)",)
+    rows.append(Rule("safe_sqrt", ("x",), root, array_partials=root_array))
     return rows
 
 
@@ -138,6 +172,16 @@ def _constructor_rows() -> list[Rule]:
             (None, "1", None),
             adjoints=(None, "np.sum(g)", None),
             tangents=(None, "np.full(shape, tangent)", None),
+            min_args=2,
+        )
+    )
+    rows.append(
+        Rule(
+            "np.full_like",
+            ("a", "v", "dtype"),
+            (None, "1", None),
+            adjoints=(None, "np.sum(g)", None),
+            tangents=(None, "np.full_like(a, tangent)", None),
             min_args=2,
         )
     )
@@ -237,6 +281,11 @@ def _reduction_rows() -> list[Rule]:
     along_tangent = ("np.sum(extreme_mask_along(x, out, axis) * tangent, axis=axis)", None)
     for name in ("max_along", "min_along"):
         rows.append(Rule(name, ("x", "axis"), ("1", None), along, along_tangent))
+    product_back = ("prod_along_adjoint(x, g, axis)", None)
+    product_on = ("np.sum(prod_along_adjoint(x, np.ones(out.shape), axis) * tangent, axis)", None)
+    rows.append(Rule("prod_along", ("x", "axis"), ("1", None), product_back, product_on))
+    scan = ("cumprod_adjoint(x, g)",), ("cumprod_tangent(x, tangent)",)
+    rows.append(Rule("np.cumprod", ("x",), ("1",), adjoints=scan[0], tangents=scan[1]))
     rows.append(
         Rule(
             "np.cumsum",
@@ -279,7 +328,7 @@ def _product_rows() -> list[Rule]:
             tangents=("np.sum(x * tangent) / out if out > 0 else 0.0",),
         )
     )
-    rows += _linalg_rows()
+    rows += linalg_rows()
     return rows
 
 
@@ -307,6 +356,18 @@ def _shape_rows() -> list[Rule]:
     rows.append(
         Rule("np.ravel", ("x",), ("1",), adjoints=(RESHAPE_BACK,), tangents=("np.ravel(tangent)",))
     )
+    rows.append(
+        Rule(
+            "flattened_copy",
+            ("x",),
+            ("1",),
+            adjoints=(RESHAPE_BACK,),
+            tangents=("flattened_copy(tangent)",),
+        )
+    )
+    for name in ("triu", "tril"):  # the flattener always passes k
+        back, on = (f"np.{name}(g, k)", None), (f"np.{name}(tangent, k)", None)
+        rows.append(Rule(f"np.{name}", ("x", "k"), ("1", None), back, on))
     for rank in (1, 2, 3):  # new axes of length 1 only: the adjoint reshapes back
         name = f"np.atleast_{rank}d"
         rows.append(
@@ -327,58 +388,6 @@ def _shape_rows() -> list[Rule]:
 def array_rows() -> list[Rule]:
     """Array constructors and whole-array functions."""
     return _constructor_rows() + _reduction_rows() + _product_rows() + _shape_rows()
-
-
-def _linalg_rows() -> list[Rule]:
-    """Linear algebra (LAPACK through NumPy, SciPy's under Numba): X = solve(A, B) has
-    B_bar = solve(A.T, G) and A_bar = -B_bar X.T; inv and det by the inverse transpose;
-    Cholesky by Murray's triangular formula (``special.cholesky_adjoint``)."""
-    solved = "linalg_solve(np.transpose(A), g)"
-    return [
-        Rule(
-            "linalg_solve",
-            ("A", "B"),
-            ("1", "1"),
-            adjoints=(f"-dot_adjoint_left({solved}, A, out)", solved),
-            tangents=("-linalg_solve(A, dot(tangent, out))", "linalg_solve(A, tangent)"),
-        ),
-        Rule(
-            "linalg_inv",
-            ("A",),
-            ("1",),
-            adjoints=("-dot(dot(np.transpose(out), g), np.transpose(out))",),
-            tangents=("-dot(dot(out, tangent), out)",),
-        ),
-        Rule(
-            "linalg_det",
-            ("A",),
-            ("1",),
-            adjoints=("g * out * np.transpose(linalg_inv(A))",),
-            tangents=("out * np.sum(np.transpose(linalg_inv(A)) * tangent)",),
-        ),
-        row("linalg_slogdet_sign", "A", None),
-        Rule(
-            "covariance",
-            ("x",),
-            ("1",),
-            adjoints=("covariance_adjoint(x, g)",),
-            tangents=("covariance_tangent(x, tangent)",),
-        ),
-        Rule(
-            "linalg_slogdet_logabs",
-            ("A",),
-            ("1",),
-            adjoints=("g * np.transpose(linalg_inv(A))",),
-            tangents=("np.sum(np.transpose(linalg_inv(A)) * tangent)",),
-        ),
-        Rule(
-            "linalg_cholesky",
-            ("A",),
-            ("1",),
-            adjoints=("cholesky_adjoint(out, g)",),
-            tangents=("cholesky_tangent(out, tangent)",),
-        ),
-    ]
 
 
 SUM_ADJOINT = "g if axis is None else np.expand_dims(g, axis)"

@@ -18,7 +18,7 @@ import numpy as np
 from numba import types
 from numba.extending import overload
 
-from . import special
+from . import special, special_arrays
 from .products import dot, dot_adjoint_left, dot_adjoint_right  # noqa: F401 - generated code
 from .special import (  # noqa: F401 - for generated code
     cholesky_adjoint,
@@ -41,6 +41,14 @@ from .special import (  # noqa: F401 - for generated code
     prod_adjoint,
     sort_adjoint,
     sort_tangent,
+)
+from .special_arrays import (  # noqa: F401 - for generated code
+    cumprod_adjoint,
+    cumprod_tangent,
+    flattened_copy,
+    prod_along,
+    prod_along_adjoint,
+    safe_sqrt,
 )
 
 
@@ -202,16 +210,20 @@ def _inplace_update(target, value):
     return lambda target, value: value
 
 
-HELPERS = special.HELPERS + (
-    "inplace_update",
-    "revolve_actions",
-    "reserve",
-    "sum_to",
-    "dot",
-    "dot_adjoint_left",
-    "dot_adjoint_right",
-    "first_extreme_mask",
-    "norm",
+HELPERS = (
+    special.HELPERS
+    + special_arrays.HELPERS
+    + (
+        "inplace_update",
+        "revolve_actions",
+        "reserve",
+        "sum_to",
+        "dot",
+        "dot_adjoint_left",
+        "dot_adjoint_right",
+        "first_extreme_mask",
+        "norm",
+    )
 )
 
 

@@ -9,7 +9,10 @@ expressions (``A[:, j].copy()``), boolean masks, ``np.max``/``np.min`` along an 
 ``np.atleast_1d/2d/3d``, nested functions and lambdas,
 ``np.linalg.slogdet``, ``np.cov``, lists of floats used as small arrays, a fresh buffer
 rebound each time step, ``enumerate`` and ``zip`` in for loops,
-``np.roll``, ``np.argmax``/``argmin``/``argsort``, ``np.sort``."""
+``np.roll``, ``np.argmax``/``argmin``/``argsort``, ``np.sort``, reductions along an axis
+(``np.std``, ``np.var`` with ``ddof=``, ``np.linalg.norm``, ``np.prod``) and ``keepdims=True``,
+``np.cumprod``, ``np.triu``/``np.tril``, ``.flatten()``, ``np.full_like``, angles, rounding
+to decimals, ``np.exp2``, ``np.cbrt``, ``np.reciprocal``, ``np.logaddexp``."""
 
 import math
 
@@ -133,6 +136,7 @@ def module_constant_arrays(x, n):
     return s
 
 
+A4 = np.arange(16.0).reshape(4, 4) / 9
 A3 = np.array([[2.0, 0.3, 0.1], [0.3, 1.5, 0.2], [0.1, 0.2, 1.8]])
 
 
@@ -293,6 +297,37 @@ def trimmed_sum(x, w):
     return np.sum(s[1:-1] ** 2) + s[0]
 
 
+def axis_statistics(A, w):
+    """Statistics along an axis, with a constant row (std and norm have derivative 0
+    there, as the whole-array rules do) and a softmax written with ``keepdims=True``."""
+    B = A * w
+    spread = np.sum(np.std(B, axis=1)) + np.sum(B.var(axis=0, ddof=1) * w)
+    sizes = np.linalg.norm(B, axis=1) + np.linalg.norm(B, ord=2, axis=0)
+    e = np.exp(B - B.max(axis=1, keepdims=True))
+    soft = e / np.sum(e, axis=1, keepdims=True)
+    return spread + np.sum(sizes * w) + np.sum(np.prod(B, axis=0)) + np.sum(soft * A)
+
+
+def scans_and_triangles(x, A, s):
+    """``np.cumprod`` over a zero, triangles, a flattened copy written afterwards, a fill."""
+    c = np.cumprod(x * s)
+    flat = A.flatten()
+    flat[0] = s
+    upper = np.triu(A, 1) + np.tril(A * s)
+    filled = np.full_like(x, s) * x
+    return np.sum(c * c) + np.sum(flat * A.ravel()) + np.sum(upper @ x) + np.sum(filled)
+
+
+def angles_and_rounding(x, s):
+    """Degrees and radians, rounding to decimals (derivative 0), powers of two, roots,
+    reciprocals and ``logaddexp``."""
+    turn = np.sum(np.sin(np.radians(x * 90.0))) + math.cos(math.radians(s * 45.0))
+    scale = np.sum(np.degrees(x) * np.deg2rad(x)) + math.degrees(s) / 57.0
+    rounded = np.sum(np.round(x, 1) * x) + round(s, 2) * s
+    powers = np.sum(np.exp2(x) + np.cbrt(x * x + 1.0) + np.reciprocal(x + 2.0))
+    return turn + scale + rounded + powers + np.sum(np.logaddexp(x, s * x))
+
+
 CASES = [
     (dtype_keyword, (np.linspace(0.2, 1.0, 4), 3), (0,)),
     (dtype_attribute, (np.linspace(0.2, 1.0, 4),), (0,)),
@@ -329,6 +364,10 @@ CASES = [
     (covariances, (A3.copy(), np.array([0.5, -0.2, 0.9, 1.4])), (0, 1)),
     (picks_by_index, (np.array([0.3, -0.4, 0.8, 0.1]), np.array([1.0, 2.0, 0.5, 1.5])), (0, 1)),
     (trimmed_sum, (np.array([0.3, -0.4, 0.8, 0.1]), np.array([1.0, 2.0, 0.5, 1.5])), (0, 1)),
+    (axis_statistics, (np.array([[0.3, -0.4, 0.8], [0.5, 0.5, 0.5], [0.1, 0.9, -0.7]]), 1.3), (0,)),
+    (axis_statistics, (A3.copy(), 0.7), (0, 1)),
+    (scans_and_triangles, (np.array([0.5, 0.0, -1.5, 2.0]), A4.copy(), 0.8), (0, 1, 2)),
+    (angles_and_rounding, (np.array([0.33, -0.71, 1.27]), 0.43), (0, 1)),
     (periodic_stencil, (np.sin(np.linspace(0.0, 3.0, 6)), 0.2, 3), (0, 1)),
     (enumerate_and_zip, (np.array([0.3, -0.4, 0.8]), A3.copy(), 0.7), (0, 1, 2)),
     (fresh_buffer_each_step, (np.sin(np.linspace(0.0, 3.0, 7)), 0.2, 3), (0, 1)),

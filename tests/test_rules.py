@@ -27,6 +27,7 @@ POSITIVE_ONLY = {
     "math.pow",
     "np.power",
     "math.acosh",
+    "safe_sqrt",
 }
 OPERATORS = {
     "+": lambda a, b: a + b,
@@ -45,6 +46,8 @@ def _function(name: str):
         return OPERATORS[name]
     if name in BUILTINS:
         return BUILTINS[name]
+    if "." not in name:  # a runtime function of generated code (safe_sqrt)
+        return getattr(runtime, name)
     module, attr = name.split(".")
     return getattr(math if module == "math" else np, attr)
 
@@ -91,6 +94,15 @@ def test_rule_partials_match_finite_differences(rule):
             assert actual == pytest.approx(expected, rel=1e-6, abs=1e-8), (
                 f"{rule.name} d/d{rule.params[k]} at {point}"
             )
+
+
+def test_safe_sqrt_has_derivative_zero_at_zero():
+    """The square root of a rewritten ``np.std``/``np.linalg.norm`` along an axis: derivative
+    0 where the root is 0 (a constant row), as the whole-array rules have, never inf."""
+    rule = rules.lookup("safe_sqrt")
+    assert _evaluate(rule.partials[0], {"x": 0.0}, 0.0) == 0.0
+    env = {"np": np, "out": np.array([0.0, 2.0]), "x": np.array([0.0, 4.0])}
+    np.testing.assert_array_equal(eval(rule.array_partials[0], env), [0.0, 0.25])
 
 
 def test_piecewise_constant_rules_have_no_partials():

@@ -8,7 +8,7 @@ import ast
 
 from .. import rules
 from ..errors import UnsupportedCallError
-from . import arrays
+from . import arrays, reductions
 
 
 class CallFlattening:
@@ -51,23 +51,11 @@ class CallFlattening:
             copied = self.atom(literal)  # np.array(x) copies x, np.asarray(x) is x itself
             return ast.Call(path_ast("np.copy"), [copied], []) if path == "np.array" else copied
         args = [self.call_argument(a) for a in call_args]
-        axis = [k.value for k in call_keywords if k.arg == "axis"] + list(call_args[1:2])
-        if path == "np.mean" and axis:
-            # Numba has no np.mean(x, axis): a sum along the axis over the axis length.
-            total = self.new_temp()
-            sum_call = ast.Call(
-                path_ast("np.sum"), [args[0]], [ast.keyword("axis", self.atom(axis[0]))]
-            )
-            self.assign(total, sum_call)
-            length = ast.Subscript(
-                ast.Attribute(args[0], "shape", ast.Load()), self.atom(axis[0]), ast.Load()
-            )
-            count = self.new_temp()
-            self.assign(count, length)
-            return ast.BinOp(ast.Name(total, ast.Load()), ast.Div(), ast.Name(count, ast.Load()))
-        if path in ("np.max", "np.min") and axis:
-            along = "max_along" if path == "np.max" else "min_along"
-            return ast.Call(ast.Name(along, ast.Load()), [args[0], self.atom(axis[0])], [])
+        rewritten = reductions.rewrite_reduction(self, path, args, call_keywords, expr)
+        if rewritten is not None:
+            return rewritten
+        if path in ("np.triu", "np.tril") and len(args) == 1 and not call_keywords:
+            args.append(ast.Constant(0))  # k: the row's templates pass it on
         if path == "np.arange" and 1 <= len(args) < 3 and not call_keywords:
             # Always start, stop, step: each has its own derivative rule.
             args = ([ast.Constant(0)] if len(args) == 1 else []) + args
@@ -154,6 +142,13 @@ METHODS = {
     "prod": "np.prod",
     "ravel": "np.ravel",
     "cumsum": "np.cumsum",
+    "cumprod": "np.cumprod",
+    "var": "np.var",
+    "std": "np.std",
+    "argmax": "np.argmax",
+    "argmin": "np.argmin",
+    "round": "np.round",
+    "flatten": "flattened_copy",
     "reshape": "np.reshape",
     "dot": "dot",
 }

@@ -74,6 +74,13 @@ REDUCTIONS = [
     ("np.sum(np.roll({a}, 1) * {b}) + np.sum(np.roll(m, -3) * m)", "roll"),
     ("np.sum({a}[np.argsort({b})] * np.arange(4)) + {a}[np.argmax({b})]", "argmax"),
     ("np.sum(np.sort({a} * 1.5)[1:] * {b}[:3])", "sort"),
+    ("np.sum(np.std(m * {a}, axis=1)) + np.sum(np.var(m, axis=0, ddof=1) * {b})", "std_axis"),
+    ("np.sum(np.linalg.norm(m + {a}, axis=1) * {b}) + np.sum(np.prod(m, axis=0))", "norm_axis"),
+    ("np.sum(m / np.sum(np.exp(m * {a}), axis=1, keepdims=True))", "keepdims"),
+    ("np.sum(np.cumprod({a} + 0.5) * {b}) + np.sum(np.triu(m, 1) @ {a})", "cumprod_triu"),
+    ("np.sum(m.flatten() * np.full_like(m.flatten(), {b}[1])) + np.sum(np.tril(m) @ {a})", "flat"),
+    ("np.sum(np.radians({a}) * np.exp2({b})) + np.sum(np.round({a}, 1) * {b})", "angles"),
+    ("np.sum(np.logaddexp({a}, {b}) + np.cbrt({a} * {a} + 1.0) / (2.0 + {b}))", "logaddexp"),
 ]
 # Integer index arrays with repeated indices: gathers accumulate, scatters' last write wins.
 INDEX_ARRAYS = ["np.arange(4) // 2", "3 - np.arange(4)", "(np.arange(4) * 2) % 3"]

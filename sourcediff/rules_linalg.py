@@ -1,0 +1,57 @@
+"""The linear-algebra rows of the derivative table (``sourcediff.rules`` assembles it)."""
+
+from __future__ import annotations
+
+from .rule import Rule, row
+
+
+def linalg_rows() -> list[Rule]:
+    """Linear algebra (LAPACK through NumPy, SciPy's under Numba): X = solve(A, B) has
+    B_bar = solve(A.T, G) and A_bar = -B_bar X.T; inv and det by the inverse transpose;
+    Cholesky by Murray's triangular formula (``special.cholesky_adjoint``)."""
+    solved = "linalg_solve(np.transpose(A), g)"
+    return [
+        Rule(
+            "linalg_solve",
+            ("A", "B"),
+            ("1", "1"),
+            adjoints=(f"-dot_adjoint_left({solved}, A, out)", solved),
+            tangents=("-linalg_solve(A, dot(tangent, out))", "linalg_solve(A, tangent)"),
+        ),
+        Rule(
+            "linalg_inv",
+            ("A",),
+            ("1",),
+            adjoints=("-dot(dot(np.transpose(out), g), np.transpose(out))",),
+            tangents=("-dot(dot(out, tangent), out)",),
+        ),
+        Rule(
+            "linalg_det",
+            ("A",),
+            ("1",),
+            adjoints=("g * out * np.transpose(linalg_inv(A))",),
+            tangents=("out * np.sum(np.transpose(linalg_inv(A)) * tangent)",),
+        ),
+        row("linalg_slogdet_sign", "A", None),
+        Rule(
+            "covariance",
+            ("x",),
+            ("1",),
+            adjoints=("covariance_adjoint(x, g)",),
+            tangents=("covariance_tangent(x, tangent)",),
+        ),
+        Rule(
+            "linalg_slogdet_logabs",
+            ("A",),
+            ("1",),
+            adjoints=("g * np.transpose(linalg_inv(A))",),
+            tangents=("np.sum(np.transpose(linalg_inv(A)) * tangent)",),
+        ),
+        Rule(
+            "linalg_cholesky",
+            ("A",),
+            ("1",),
+            adjoints=("cholesky_adjoint(out, g)",),
+            tangents=("cholesky_tangent(out, tangent)",),
+        ),
+    ]

@@ -1,0 +1,117 @@
+"""Runtime functions behind array rows Numba lacks or whose adjoint needs care: products
+along an axis, cumulative products (exact where elements are 0), a flattened copy, and a
+square root whose derivative is 0 where the root is 0 (``np.std``, ``np.linalg.norm``
+along an axis). Each is plain NumPy when called from Python (``jit=False``) and an
+``@overload`` under Numba.
+
+>>> import numpy as np
+>>> x = np.array([2.0, 0.0, 3.0])
+>>> cumprod_adjoint(x, np.ones(3))  # d/dx of sum(cumprod(x)), exact at the zero
+array([1., 8., 0.])
+>>> prod_along(np.array([[1.0, 2.0], [3.0, 4.0]]), 0)
+array([3., 8.])
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba.extending import overload
+
+from .special import prod_adjoint
+
+
+def safe_sqrt(x):
+    """``np.sqrt(x)``; its rule gives derivative 0 where the result is 0."""
+    return np.sqrt(x)
+
+
+@overload(safe_sqrt)
+def _safe_sqrt(x):
+    return lambda x: np.sqrt(x)
+
+
+def flattened_copy(x):
+    """``x.flatten()``: a new 1-D array (``np.ravel`` may be a view)."""
+    return np.ravel(x).copy()
+
+
+@overload(flattened_copy)
+def _flattened_copy(x):
+    return lambda x: np.ravel(x).copy()
+
+
+def prod_along(x, axis):
+    """``np.prod(x, axis=axis)`` for a 2-D ``x`` (Numba has no ``axis=`` for it)."""
+    return np.prod(x, axis=axis)
+
+
+def prod_along_adjoint(x, g, axis):
+    """The adjoint of ``prod_along``: each line's ``prod_adjoint`` times its ``g``."""
+    out = np.empty(x.shape)
+    for k in range(g.shape[0]):
+        if axis == 0:
+            out[:, k] = prod_adjoint(x[:, k], g[k])
+        else:
+            out[k, :] = prod_adjoint(x[k, :], g[k])
+    return out
+
+
+@overload(prod_along)
+def _prod_along(x, axis):
+    def impl(x, axis):
+        lines = x.shape[1] if axis == 0 else x.shape[0]
+        out = np.empty(lines)
+        for k in range(lines):
+            out[k] = np.prod(x[:, k]) if axis == 0 else np.prod(x[k, :])
+        return out
+
+    return impl if x.ndim == 2 else None
+
+
+@overload(prod_along_adjoint)
+def _prod_along_adjoint(x, g, axis):
+    return prod_along_adjoint if x.ndim == 2 else None
+
+
+def cumprod_adjoint(x, g):
+    """The adjoint of ``np.cumprod(x)`` (flattened): ``x_bar[j]`` is the product of the
+    elements before ``j`` times ``sum_{i >= j} g[i] * prod(x[j+1..i])``, summed backwards so
+    that a zero element costs no division."""
+    flat, seed = np.ravel(x), np.ravel(g)
+    n = flat.shape[0]
+    out = np.empty(n)
+    after = 0.0
+    for j in range(n - 1, -1, -1):
+        after = seed[j] + (flat[j + 1] * after if j + 1 < n else 0.0)
+        out[j] = after
+    before = 1.0
+    for j in range(n):
+        out[j] *= before
+        before *= flat[j]
+    return out.reshape(x.shape)
+
+
+def cumprod_tangent(x, t):
+    """The tangent of ``np.cumprod(x)``: ``d_i = d_{i-1} x_i + P_{i-1} t_i``."""
+    flat, dot = np.ravel(x), np.ravel(t)
+    out = np.empty(flat.shape[0])
+    before, running = 1.0, 0.0
+    for i in range(flat.shape[0]):
+        running = running * flat[i] + before * dot[i]
+        out[i] = running
+        before *= flat[i]
+    return out
+
+
+@overload(cumprod_adjoint)
+def _cumprod_adjoint(x, g):
+    return cumprod_adjoint
+
+
+@overload(cumprod_tangent)
+def _cumprod_tangent(x, t):
+    return cumprod_tangent
+
+
+HELPERS = ("safe_sqrt", "flattened_copy", "prod_along", "prod_along_adjoint")
+HELPERS += ("cumprod_adjoint", "cumprod_tangent")
