@@ -99,9 +99,28 @@ def check(node: ast.FunctionDef, filename: str) -> None:
                     f"indexing with a string ({ast.unparse(sub)}: a dict of parameters?) is not "
                     "supported; pass the arrays and numbers as separate arguments",
                 )
+    allowed = new_axes | _option_strings(node)
     for sub in ast.walk(node):
-        if sub is not node and id(sub) not in new_axes:
+        if sub is not node and id(sub) not in allowed:
             _check_node(fn, sub)
+
+
+def _option_strings(node: ast.FunctionDef) -> set[int]:
+    """The string constants that are options, not values: ``np.einsum``'s subscripts and
+    ``np.linalg.norm``'s ``ord='fro'`` (the flattener checks what they say)."""
+    found = set()
+    for call in ast.walk(node):
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)):
+            continue
+        if call.func.attr == "einsum" and call.args and _is_string(call.args[0]):
+            found.add(id(call.args[0]))
+        if call.func.attr == "norm":
+            found |= {id(k.value) for k in call.keywords if k.arg == "ord" and _is_string(k.value)}
+    return found
+
+
+def _is_string(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and isinstance(node.value, str)
 
 
 def _check_signature(fn: _Site) -> None:

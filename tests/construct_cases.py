@@ -12,7 +12,7 @@ rebound each time step, ``enumerate`` and ``zip`` in for loops,
 ``np.roll``, ``np.argmax``/``argmin``/``argsort``, ``np.sort``, reductions along an axis
 (``np.std``, ``np.var`` with ``ddof=``, ``np.linalg.norm``, ``np.prod``) and ``keepdims=True``,
 ``np.cumprod``, ``np.triu``/``np.tril``, ``.flatten()``, ``np.full_like``, angles, rounding
-to decimals, ``np.exp2``, ``np.cbrt``, ``np.reciprocal``, ``np.logaddexp``."""
+to decimals, ``np.exp2``, ``np.cbrt``, ``np.reciprocal``, ``np.logaddexp``, ``np.einsum``."""
 
 import math
 
@@ -136,6 +136,7 @@ def module_constant_arrays(x, n):
     return s
 
 
+T223 = np.sin(np.arange(12.0)).reshape(2, 2, 3)
 A4 = np.arange(16.0).reshape(4, 4) / 9
 A3 = np.array([[2.0, 0.3, 0.1], [0.3, 1.5, 0.2], [0.1, 0.2, 1.8]])
 
@@ -328,6 +329,17 @@ def angles_and_rounding(x, s):
     return turn + scale + rounded + powers + np.sum(np.logaddexp(x, s * x))
 
 
+def einsum_contractions(T, W, x):
+    """``np.einsum`` as products (``'ij,j->i'``, implicit ``'ij,jk'``), a trace, a batched
+    contraction and three operands (loops), inside a time loop."""
+    s = np.einsum("ii", W)
+    for _ in range(2):
+        x = np.tanh(np.einsum("ij,j->i", W, x))
+        batch = np.einsum("bij,bj->bi", T, T[:, 0, :] * x)
+        s += np.einsum("bi,bi->", batch, batch) + np.einsum("i,ij,j", x, W, x)
+    return s + np.sum(np.einsum("ij,jk", W, W, optimize=True) * W)
+
+
 CASES = [
     (dtype_keyword, (np.linspace(0.2, 1.0, 4), 3), (0,)),
     (dtype_attribute, (np.linspace(0.2, 1.0, 4),), (0,)),
@@ -367,6 +379,7 @@ CASES = [
     (axis_statistics, (np.array([[0.3, -0.4, 0.8], [0.5, 0.5, 0.5], [0.1, 0.9, -0.7]]), 1.3), (0,)),
     (axis_statistics, (A3.copy(), 0.7), (0, 1)),
     (scans_and_triangles, (np.array([0.5, 0.0, -1.5, 2.0]), A4.copy(), 0.8), (0, 1, 2)),
+    (einsum_contractions, (T223.copy(), A3.copy(), np.ones(3)), (0, 1, 2)),
     (angles_and_rounding, (np.array([0.33, -0.71, 1.27]), 0.43), (0, 1)),
     (periodic_stencil, (np.sin(np.linspace(0.0, 3.0, 6)), 0.2, 3), (0, 1)),
     (enumerate_and_zip, (np.array([0.3, -0.4, 0.8]), A3.copy(), 0.7), (0, 1, 2)),

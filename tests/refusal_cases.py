@@ -64,6 +64,15 @@ def zips_outside_a_loop(x, y):
     return x[0] + len(pairs)
 
 
+def einsum_with_ellipsis(A, x):
+    y = np.einsum("...j,j->...", A, x)  # <- refused
+    return np.sum(y)
+
+
+def norm_of_order_one(x):
+    return np.linalg.norm(x, ord=1) * x[0]  # <- refused
+
+
 def enumerates_into_one_name(x):
     s = 0.0
     for pair in enumerate(x):  # <- refused

@@ -8,7 +8,7 @@ import ast
 
 from .. import rules
 from ..errors import UnsupportedCallError
-from . import arrays, reductions
+from . import arrays, einsum, reductions
 
 
 class CallFlattening:
@@ -50,6 +50,8 @@ class CallFlattening:
                 return arrays.array_literal(self, literal, expr)
             copied = self.atom(literal)  # np.array(x) copies x, np.asarray(x) is x itself
             return ast.Call(path_ast("np.copy"), [copied], []) if path == "np.array" else copied
+        if path == "np.einsum":
+            return einsum.flatten_einsum(self, call_args, call_keywords, expr)
         args = [self.call_argument(a) for a in call_args]
         rewritten = reductions.rewrite_reduction(self, path, args, call_keywords, expr)
         if rewritten is not None:

@@ -80,6 +80,8 @@ REDUCTIONS = [
     ("np.sum(np.cumprod({a} + 0.5) * {b}) + np.sum(np.triu(m, 1) @ {a})", "cumprod_triu"),
     ("np.sum(m.flatten() * np.full_like(m.flatten(), {b}[1])) + np.sum(np.tril(m) @ {a})", "flat"),
     ("np.sum(np.radians({a}) * np.exp2({b})) + np.sum(np.round({a}, 1) * {b})", "angles"),
+    ("np.einsum('ij,j->', m, {a} * {b}) + np.einsum('i,i', {a}, {b})", "einsum"),
+    ("np.sum(np.einsum('ij,kj->ik', m, m) * np.outer({a}, {b}))", "einsum_loops"),
     ("np.sum(np.logaddexp({a}, {b}) + np.cbrt({a} * {a} + 1.0) / (2.0 + {b}))", "logaddexp"),
 ]
 # Integer index arrays with repeated indices: gathers accumulate, scatters' last write wins.
