@@ -21,10 +21,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import fence
+from .comprehensions import expand_comprehensions
 from .custom import CustomJVP, CustomVJP
 from .dict_params import Layout, dict_parameters
 from .dict_params import flatten as flatten_dict_parameters
 from .errors import SourceDiffError, UnsupportedCallError, UnsupportedSyntaxError
+from .naming import Namer
 from .nested import lift_nested_functions
 from .normalize.iteration import is_sugar
 
@@ -164,6 +166,8 @@ def parse_function(func, _active: tuple[str, ...] = ()) -> ParsedFunction:
     layout = dict_parameters(node, filename, helper_keys)
     if layout:  # dicts of parameters: one parameter per key (sourcediff.dict_params)
         node = flatten_dict_parameters(node, layout, helper_keys)
+    namer = Namer.for_tree(node, set())
+    expand_comprehensions(node, namer, _numpy_name(func), filename)
     lifted = lift_nested_functions(node, filename)
     fence.check(node, filename)
     parsed = ParsedFunction(func.__name__, filename, source, node, _defaults(func), record=record)
@@ -174,6 +178,12 @@ def parse_function(func, _active: tuple[str, ...] = ()) -> ParsedFunction:
         inner.names = _resolve_free_names(func, inner, _active + (key,), nested)
     parsed.names = _resolve_free_names(func, parsed, _active + (key,), nested)
     return parsed
+
+
+def _numpy_name(func) -> str | None:
+    """What ``func``'s module calls numpy (``np`` if it may), None if it does not import it."""
+    names = [name for name, value in func.__globals__.items() if value is np]
+    return "np" if "np" in names else (names[0] if names else None)
 
 
 class _HelperDictKeys:

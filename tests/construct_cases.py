@@ -12,7 +12,8 @@ rebound each time step, ``enumerate`` and ``zip`` in for loops,
 ``np.roll``, ``np.argmax``/``argmin``/``argsort``, ``np.sort``, reductions along an axis
 (``np.std``, ``np.var`` with ``ddof=``, ``np.linalg.norm``, ``np.prod``) and ``keepdims=True``,
 ``np.cumprod``, ``np.triu``/``np.tril``, ``.flatten()``, ``np.full_like``, angles, rounding
-to decimals, ``np.exp2``, ``np.cbrt``, ``np.reciprocal``, ``np.logaddexp``, ``np.einsum``."""
+to decimals, ``np.exp2``, ``np.cbrt``, ``np.reciprocal``, ``np.logaddexp``, ``np.einsum``,
+comprehensions (``sum``/``max``/``min`` of a generator, list comprehensions used as arrays)."""
 
 import math
 
@@ -340,6 +341,25 @@ def einsum_contractions(T, W, x):
     return s + np.sum(np.einsum("ij,jk", W, W, optimize=True) * W)
 
 
+def _pair_energy(v, w):
+    return sum(a * b for a, b in zip(v, w))
+
+
+def comprehensions(A, x):
+    """Generator expressions reduced by ``sum`` (nested, filtered, with a start), ``max`` and
+    ``min``; a list comprehension used as an array; a helper summing over ``zip``."""
+    off = sum(A[i, j] * x[j] for i in range(A.shape[0]) for j in range(A.shape[1]) if i != j)
+    ys = [math.sin(v) * (i + 1.0) for i, v in enumerate(x)]
+    total = 0.0
+    for y in ys:
+        total += y * y
+    for _ in range(2):
+        x = np.tanh(A @ x)
+        total += max(x[k] ** 2 for k in range(len(x))) + sum((v * 0.5 for v in x), 1.5)
+    spread = min(x[k] * A[k, k] for k in range(3)) + np.sum(np.array(ys) * x) + sum(ys)
+    return off + total + spread + _pair_energy(x, A[0]) + ys[1] * len(ys)
+
+
 CASES = [
     (dtype_keyword, (np.linspace(0.2, 1.0, 4), 3), (0,)),
     (dtype_attribute, (np.linspace(0.2, 1.0, 4),), (0,)),
@@ -380,6 +400,7 @@ CASES = [
     (axis_statistics, (A3.copy(), 0.7), (0, 1)),
     (scans_and_triangles, (np.array([0.5, 0.0, -1.5, 2.0]), A4.copy(), 0.8), (0, 1, 2)),
     (einsum_contractions, (T223.copy(), A3.copy(), np.ones(3)), (0, 1, 2)),
+    (comprehensions, (A3.copy(), np.array([0.3, -0.5, 0.9])), (0, 1)),
     (angles_and_rounding, (np.array([0.33, -0.71, 1.27]), 0.43), (0, 1)),
     (periodic_stencil, (np.sin(np.linspace(0.0, 3.0, 6)), 0.2, 3), (0, 1)),
     (enumerate_and_zip, (np.array([0.3, -0.4, 0.8]), A3.copy(), 0.7), (0, 1, 2)),

@@ -73,6 +73,13 @@ def norm_of_order_one(x):
     return np.linalg.norm(x, ord=1) * x[0]  # <- refused
 
 
+def generator_in_while_test(x):
+    s = x[0]
+    while sum(x[i] for i in range(2)) > s:  # <- refused
+        s += 1.0
+    return s
+
+
 def enumerates_into_one_name(x):
     s = 0.0
     for pair in enumerate(x):  # <- refused
@@ -235,8 +242,8 @@ def uses_dict_literal(x, y):
 
 
 def uses_list_comprehension(x):
-    powers = [x**k for k in range(3)]  # <- refused
-    return powers * x
+    powers = [x**k for k in range(3)]  # an array, but used as a list:
+    return powers * x  # <- refused
 
 
 def uses_generator_expression(x):

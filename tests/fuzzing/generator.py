@@ -173,6 +173,7 @@ class _Writer:
             (self.unpack_or_out, 1),
             (self.small_list, 1),
             (self.fresh_buffer_loop, 1 if self.loop_depth < 1 else 0),
+            (self.comprehension, 1),
         ]
         functions, weights = zip(*choices)
         self.rng.choices(functions, weights)[0](depth)
@@ -412,6 +413,28 @@ class _Writer:
         self.emit(depth, f"{packed} = ({self.scalar(1)}, {q})")
         self.emit(depth, f"{p}, {q} = {packed}")
         self.tags.add("tuple_pack")
+
+    def comprehension(self, depth: int) -> None:
+        """A generator expression reduced by sum/max/min, or a list comprehension used as
+        an array (indexed, iterated over, passed to NumPy)."""
+        name, vec, j = self.fresh("c"), self.rng.choice(self.vectors), self.fresh("j")
+        self.lines.insert(self.top_insert, f"    {name} = 0.0")
+        self.top_insert += 1
+        form = self.rng.choice(["sum", "max", "min", "nested", "list"])
+        if form == "sum":
+            value = f"sum({vec}[{j}] * {self.scalar(2)} for {j} in range(4) if {vec}[{j}] > -0.5)"
+        elif form in ("max", "min"):
+            value = f"{form}({vec}[{j}] * x0 + {j} for {j} in range(n))"
+        elif form == "nested":
+            i = self.fresh("i")
+            value = f"sum(m[{i}, {j}] * {vec}[{j}] for {i} in range(4) for {j} in range({i}))"
+        else:
+            items, e = self.fresh("items"), self.fresh("e")
+            self.emit(depth, f"{items} = [math.sin({e}) * {self.scalar(2)} for {e} in {vec}]")
+            value = f"np.sum(np.array({items}) * {vec}) + {items}[1] * len({items}) + sum({items})"
+        self.emit(depth, f"{name} = {value}")
+        self.floats.append(name)
+        self.tags.add(f"comprehension_{form}")
 
     def rows_loop(self, depth: int) -> None:
         name = self.fresh("r")
