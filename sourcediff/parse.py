@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import fence
+from . import appends, fence
+from .appends import expand_appends
 from .comprehensions import expand_comprehensions
 from .custom import CustomJVP, CustomVJP
 from .dict_params import Layout, dict_parameters
@@ -167,6 +168,7 @@ def parse_function(func, _active: tuple[str, ...] = ()) -> ParsedFunction:
     if layout:  # dicts of parameters: one parameter per key (sourcediff.dict_params)
         node = flatten_dict_parameters(node, layout, helper_keys)
     namer = Namer.for_tree(node, set())
+    expand_appends(node, namer, _numpy_name(func, appends.GROW), filename)
     expand_comprehensions(node, namer, _numpy_name(func), filename)
     lifted = lift_nested_functions(node, filename)
     fence.check(node, filename)
@@ -180,8 +182,11 @@ def parse_function(func, _active: tuple[str, ...] = ()) -> ParsedFunction:
     return parsed
 
 
-def _numpy_name(func) -> str | None:
-    """What ``func``'s module calls numpy (``np`` if it may), None if it does not import it."""
+def _numpy_name(func, needed: str = "") -> str | None:
+    """What ``func``'s module calls numpy (``np`` if it may), None if it does not import it
+    (or defines ``needed``, a runtime function a rewrite would call)."""
+    if needed and needed in func.__globals__:
+        return None
     names = [name for name, value in func.__globals__.items() if value is np]
     return "np" if "np" in names else (names[0] if names else None)
 
@@ -292,6 +297,8 @@ def _resolve_free_names(func, parsed: ParsedFunction, active: tuple[str, ...], n
 def _resolve(node: ast.Name, scope: dict, parsed: ParsedFunction, active) -> Resolved:
     name = node.id
     if name not in scope:
+        if name == appends.GROW:  # written by sourcediff.appends
+            return Resolved("function", name)
         if name in SUPPORTED_BUILTINS:
             return Resolved("builtin", name)
         if hasattr(builtins, name):

@@ -46,6 +46,7 @@ from .special_arrays import (  # noqa: F401 - for generated code
     cumprod_adjoint,
     cumprod_tangent,
     flattened_copy,
+    grow_list,
     prod_along,
     prod_along_adjoint,
     safe_sqrt,

@@ -113,5 +113,20 @@ def _cumprod_tangent(x, t):
     return cumprod_tangent
 
 
-HELPERS = ("safe_sqrt", "flattened_copy", "prod_along", "prod_along_adjoint")
+def grow_list(buffer, count):
+    """``buffer`` if it has room for element ``count``, else a copy twice as long: the array
+    behind a list built with ``append`` (``sourcediff.appends``)."""
+    if count < buffer.shape[0]:
+        return buffer
+    bigger = np.zeros(2 * buffer.shape[0] + 1)
+    bigger[:count] = buffer[:count]
+    return bigger
+
+
+@overload(grow_list)
+def _grow_list(buffer, count):
+    return grow_list
+
+
+HELPERS = ("grow_list", "safe_sqrt", "flattened_copy", "prod_along", "prod_along_adjoint")
 HELPERS += ("cumprod_adjoint", "cumprod_tangent")

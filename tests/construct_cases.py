@@ -13,7 +13,8 @@ rebound each time step, ``enumerate`` and ``zip`` in for loops,
 (``np.std``, ``np.var`` with ``ddof=``, ``np.linalg.norm``, ``np.prod``) and ``keepdims=True``,
 ``np.cumprod``, ``np.triu``/``np.tril``, ``.flatten()``, ``np.full_like``, angles, rounding
 to decimals, ``np.exp2``, ``np.cbrt``, ``np.reciprocal``, ``np.logaddexp``, ``np.einsum``,
-comprehensions (``sum``/``max``/``min`` of a generator, list comprehensions used as arrays)."""
+comprehensions (``sum``/``max``/``min`` of a generator, list comprehensions used as arrays),
+lists of floats built with ``append``."""
 
 import math
 
@@ -360,6 +361,22 @@ def comprehensions(A, x):
     return off + total + spread + _pair_energy(x, A[0]) + ys[1] * len(ys)
 
 
+def appended_trajectory(x0, k, w, n):
+    """A list of floats built with ``append`` in a time loop (past its first room, so the
+    array behind it grows), read while appending, then averaged, summed and indexed."""
+    xs = [x0]
+    energies = []
+    x = x0
+    for i in range(n):
+        x = x + 0.1 * (-k * x + math.sin(x)) + 0.01 * w[i % 3] * xs[-1]
+        xs.append(x)
+        if x > 0.0:
+            energies.append(x * x)
+        else:
+            energies.append(-x * w[0])
+    return np.mean(xs) + xs[-1] * len(xs) + sum(energies) + np.max(np.array(energies))
+
+
 CASES = [
     (dtype_keyword, (np.linspace(0.2, 1.0, 4), 3), (0,)),
     (dtype_attribute, (np.linspace(0.2, 1.0, 4),), (0,)),
@@ -400,6 +417,7 @@ CASES = [
     (axis_statistics, (A3.copy(), 0.7), (0, 1)),
     (scans_and_triangles, (np.array([0.5, 0.0, -1.5, 2.0]), A4.copy(), 0.8), (0, 1, 2)),
     (einsum_contractions, (T223.copy(), A3.copy(), np.ones(3)), (0, 1, 2)),
+    (appended_trajectory, (0.4, 0.7, np.array([0.5, -0.3, 0.8]), 40), (0, 1, 2)),
     (comprehensions, (A3.copy(), np.array([0.3, -0.5, 0.9])), (0, 1)),
     (angles_and_rounding, (np.array([0.33, -0.71, 1.27]), 0.43), (0, 1)),
     (periodic_stencil, (np.sin(np.linspace(0.0, 3.0, 6)), 0.2, 3), (0, 1)),

@@ -73,6 +73,13 @@ def norm_of_order_one(x):
     return np.linalg.norm(x, ord=1) * x[0]  # <- refused
 
 
+def writes_into_appended_list(x):
+    xs = [x[0]]
+    xs.append(x[1] * 2.0)
+    xs[0] = 0.5  # <- refused
+    return np.sum(xs)
+
+
 def generator_in_while_test(x):
     s = x[0]
     while sum(x[i] for i in range(2)) > s:  # <- refused

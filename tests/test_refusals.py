@@ -50,6 +50,7 @@ CASES = [
     Refusal("lambda-as-argument", rc.uses_lambda_as_argument, (1.5,), "lambda"),
     Refusal("zip-outside-a-loop", rc.zips_outside_a_loop, (np.ones(2), np.ones(2)), "zip"),
     Refusal("enumerate-into-one-name", rc.enumerates_into_one_name, (np.ones(2),), "enumerate"),
+    Refusal("write-into-appended-list", rc.writes_into_appended_list, (np.ones(2),), "append"),
     Refusal("generator-in-while-test", rc.generator_in_while_test, (np.ones(2),), "generator"),
     Refusal("einsum-ellipsis", rc.einsum_with_ellipsis, (np.ones((2, 2)), np.ones(2)), "..."),
     Refusal("norm-order-one", rc.norm_of_order_one, (np.ones(2),), "Euclidean"),

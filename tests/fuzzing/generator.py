@@ -420,7 +420,7 @@ class _Writer:
         name, vec, j = self.fresh("c"), self.rng.choice(self.vectors), self.fresh("j")
         self.lines.insert(self.top_insert, f"    {name} = 0.0")
         self.top_insert += 1
-        form = self.rng.choice(["sum", "max", "min", "nested", "list"])
+        form = self.rng.choice(["sum", "max", "min", "nested", "list", "append"])
         if form == "sum":
             value = f"sum({vec}[{j}] * {self.scalar(2)} for {j} in range(4) if {vec}[{j}] > -0.5)"
         elif form in ("max", "min"):
@@ -428,6 +428,13 @@ class _Writer:
         elif form == "nested":
             i = self.fresh("i")
             value = f"sum(m[{i}, {j}] * {vec}[{j}] for {i} in range(4) for {j} in range({i}))"
+        elif form == "append":  # a list built with append, read as it grows
+            items, j = self.fresh("items"), self.fresh("j")
+            self.lines.insert(self.top_insert, f"    {items} = [x1]")
+            self.top_insert += 1
+            self.emit(depth, f"for {j} in range(n + 1):")
+            self.emit(depth + 1, f"{items}.append({items}[-1] * {self.scalar(2)} + {vec}[{j}])")
+            value = f"np.sum(np.array({items}) ** 2) + {items}[len({items}) - 2] + sum({items})"
         else:
             items, e = self.fresh("items"), self.fresh("e")
             self.emit(depth, f"{items} = [math.sin({e}) * {self.scalar(2)} for {e} in {vec}]")
