@@ -104,6 +104,7 @@ class _Analysis:
         self.counters = counters
         self.filename = filename
         self.result = Recording(reshaped=types.reshaped & set(active))
+        self.same_counts = invariant_trip_counts(node, counters)
 
     def run(self) -> Recording:
         while True:
@@ -141,7 +142,8 @@ class _Analysis:
         element_write = ir.is_element_write(stmt)
         # An element write changes values, never the shape: a shape-only read needs no save.
         overwritten = {target} if element_write else {target, shape_of(target)}
-        if live & overwritten or (target in self.result.reshaped and not element_write):
+        needed = live & overwritten or (target in self.result.reshaped and not element_write)
+        if needed and id(stmt) not in self.same_counts:
             self.result.saves.add(id(stmt))
             self.result.reads.add(target)
         reads = live_reads(stmt, self.active, self.types, self.recomputed)
@@ -201,6 +203,40 @@ class _Analysis:
                 work = inner
             any_work = any_work or work
         return any_work
+
+
+def invariant_trip_counts(node: ast.FunctionDef, counters: dict) -> set[int]:
+    r"""The trip-count assignments (``n_j = len(range(t3))`` before an inner ``for``) whose
+    bounds no enclosing loop changes: each run assigns the same count, so overwriting it
+    loses nothing and the reverse sweep reads the last one (no tape of counts).
+
+    >>> f = ast.parse("def f(n, m):\n    for i in range(n):\n        n_j = len(range(m))\n"
+    ...               "        for j in range(m):\n            s = i * j").body[0]
+    >>> from types import SimpleNamespace
+    >>> inner = f.body[0].body[1]
+    >>> [ast.unparse(s) for s in ast.walk(f) if id(s) in invariant_trip_counts(
+    ...     f, {inner: SimpleNamespace(name="n_j", running=False)})]
+    ['n_j = len(range(m))']
+    """
+    found: set[int] = set()
+
+    def visit(block: list[ast.stmt], changed: set[str] | None) -> None:
+        for index, stmt in enumerate(block):
+            counter = counters.get(stmt) if isinstance(stmt, ast.For) else None
+            if changed is not None and counter is not None and not counter.running and index:
+                before = block[index - 1]
+                bounds = {a.id for a in stmt.iter.args if isinstance(a, ast.Name)}
+                counted = isinstance(before, ast.Assign) and ir.target_name(before) == counter.name
+                if counted and not bounds & changed:
+                    found.add(id(before))
+            if isinstance(stmt, (ast.For, ast.While)):
+                visit(stmt.body, (changed or set()) | liveness.modified([stmt]))
+            elif isinstance(stmt, ast.If):
+                visit(stmt.body, changed)
+                visit(stmt.orelse, changed)
+
+    visit(node.body, None)
+    return found
 
 
 def _base(name: str) -> str:
