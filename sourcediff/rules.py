@@ -92,7 +92,7 @@ TEMPLATE_FUNCTIONS |= {"linalg_slogdet_sign", "linalg_slogdet_logabs"}
 TEMPLATE_FUNCTIONS |= {"covariance", "covariance_adjoint", "covariance_tangent"}
 TEMPLATE_FUNCTIONS |= {"sort_adjoint", "sort_tangent"}
 TEMPLATE_FUNCTIONS |= {"prod_along_adjoint", "cumprod_adjoint", "cumprod_tangent", "flattened_copy"}
-TEMPLATE_FUNCTIONS |= {"grow_list"}
+TEMPLATE_FUNCTIONS |= {"grow_list", "as_vector", "as_vector_adjoint"}
 
 
 def template_errors(rule: Rule) -> list[str]:

@@ -368,6 +368,8 @@ def _shape_rows() -> list[Rule]:
     # The array behind a list built with append (sourcediff.appends): the old values stay.
     grown = ("g[:buffer.shape[0]]", None), ("grow_list(tangent, count)", None)
     rows.append(Rule("grow_list", ("buffer", "count"), ("1", None), grown[0], grown[1]))
+    vector = ("as_vector_adjoint(g, v)",), ("as_vector(tangent)",)
+    rows.append(Rule("as_vector", ("v",), ("1",), adjoints=vector[0], tangents=vector[1]))
     for name in ("triu", "tril"):  # the flattener always passes k
         back, on = (f"np.{name}(g, k)", None), (f"np.{name}(tangent, k)", None)
         rows.append(Rule(f"np.{name}", ("x", "k"), ("1", None), back, on))

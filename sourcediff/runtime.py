@@ -43,6 +43,8 @@ from .special import (  # noqa: F401 - for generated code
     sort_tangent,
 )
 from .special_arrays import (  # noqa: F401 - for generated code
+    as_vector,
+    as_vector_adjoint,
     cumprod_adjoint,
     cumprod_tangent,
     flattened_copy,

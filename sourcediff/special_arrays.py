@@ -15,6 +15,7 @@ array([3., 8.])
 from __future__ import annotations
 
 import numpy as np
+from numba import types
 from numba.extending import overload
 
 from .special import prod_adjoint
@@ -128,5 +129,38 @@ def _grow_list(buffer, count):
     return grow_list
 
 
-HELPERS = ("grow_list", "safe_sqrt", "flattened_copy", "prod_along", "prod_along_adjoint")
+def as_vector(v):
+    """``v`` as a new 1-D array: ``[v]`` for a number, flattened for an array (what
+    ``np.append`` does to its values)."""
+    return np.atleast_1d(v).ravel().copy()
+
+
+def as_vector_adjoint(g, v):
+    """The adjoint of ``as_vector``: ``g[0]`` for a number, ``g`` reshaped like ``v``."""
+    return g[0] if np.ndim(v) == 0 else np.reshape(g, np.shape(v))
+
+
+@overload(as_vector)
+def _as_vector(v):
+    if isinstance(v, types.Array):
+        return lambda v: np.ravel(v).copy()
+    return lambda v: np.array([v])
+
+
+@overload(as_vector_adjoint)
+def _as_vector_adjoint(g, v):
+    if isinstance(v, types.Array):
+        return lambda g, v: np.reshape(np.ascontiguousarray(g), v.shape)
+    return lambda g, v: g[0]
+
+
+HELPERS = (
+    "as_vector",
+    "as_vector_adjoint",
+    "grow_list",
+    "safe_sqrt",
+    "flattened_copy",
+    "prod_along",
+    "prod_along_adjoint",
+)
 HELPERS += ("cumprod_adjoint", "cumprod_tangent")

@@ -14,7 +14,7 @@ rebound each time step, ``enumerate`` and ``zip`` in for loops,
 ``np.cumprod``, ``np.triu``/``np.tril``, ``.flatten()``, ``np.full_like``, angles, rounding
 to decimals, ``np.exp2``, ``np.cbrt``, ``np.reciprocal``, ``np.logaddexp``, ``np.einsum``,
 comprehensions (``sum``/``max``/``min`` of a generator, list comprehensions used as arrays),
-lists of floats built with ``append``."""
+lists of floats built with ``append``, ``np.roll`` along an axis, ``np.append``."""
 
 import math
 
@@ -377,6 +377,17 @@ def appended_trajectory(x0, k, w, n):
     return np.mean(xs) + xs[-1] * len(xs) + sum(energies) + np.max(np.array(energies))
 
 
+def periodic_stencil_2d(u, c, n):
+    """A periodic 2-D diffusion step written with ``np.roll`` along each axis, and
+    ``np.append`` with and without an axis."""
+    for _ in range(n):
+        ns = np.roll(u, 1, axis=0) + np.roll(u, -1, axis=0)
+        u = u + c * (ns + np.roll(u, 1, axis=1) + np.roll(u, -1, 1) - 4.0 * u)
+    edge = np.append(u[0], u[1, 1] * c)
+    grown = np.append(u, u * c, axis=0)
+    return np.sum(u * u) + np.sum(edge**2) + np.sum(grown[3:] * grown[:3])
+
+
 CASES = [
     (dtype_keyword, (np.linspace(0.2, 1.0, 4), 3), (0,)),
     (dtype_attribute, (np.linspace(0.2, 1.0, 4),), (0,)),
@@ -417,6 +428,7 @@ CASES = [
     (axis_statistics, (A3.copy(), 0.7), (0, 1)),
     (scans_and_triangles, (np.array([0.5, 0.0, -1.5, 2.0]), A4.copy(), 0.8), (0, 1, 2)),
     (einsum_contractions, (T223.copy(), A3.copy(), np.ones(3)), (0, 1, 2)),
+    (periodic_stencil_2d, (A4[:3].copy(), 0.15, 3), (0, 1)),
     (appended_trajectory, (0.4, 0.7, np.array([0.5, -0.3, 0.8]), 40), (0, 1, 2)),
     (comprehensions, (A3.copy(), np.array([0.3, -0.5, 0.9])), (0, 1)),
     (angles_and_rounding, (np.array([0.33, -0.71, 1.27]), 0.43), (0, 1)),

@@ -8,7 +8,7 @@ import ast
 
 from .. import rules
 from ..errors import UnsupportedCallError
-from . import arrays, einsum, reductions
+from . import arrays, einsum, rearrange, reductions
 
 
 class CallFlattening:
@@ -53,9 +53,10 @@ class CallFlattening:
         if path == "np.einsum":
             return einsum.flatten_einsum(self, call_args, call_keywords, expr)
         args = [self.call_argument(a) for a in call_args]
-        rewritten = reductions.rewrite_reduction(self, path, args, call_keywords, expr)
-        if rewritten is not None:
-            return rewritten
+        for rewrite in (reductions.rewrite_reduction, rearrange.rewrite_rearrangement):
+            rewritten = rewrite(self, path, args, call_keywords, expr)
+            if rewritten is not None:
+                return rewritten
         if path in ("np.triu", "np.tril") and len(args) == 1 and not call_keywords:
             args.append(ast.Constant(0))  # k: the row's templates pass it on
         if path == "np.arange" and 1 <= len(args) < 3 and not call_keywords:

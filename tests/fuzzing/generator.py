@@ -82,6 +82,8 @@ REDUCTIONS = [
     ("np.sum(np.radians({a}) * np.exp2({b})) + np.sum(np.round({a}, 1) * {b})", "angles"),
     ("np.einsum('ij,j->', m, {a} * {b}) + np.einsum('i,i', {a}, {b})", "einsum"),
     ("np.sum(np.einsum('ij,kj->ik', m, m) * np.outer({a}, {b}))", "einsum_loops"),
+    ("np.sum(np.roll(m, 1, axis=1) * m) + np.sum(np.append({a}, {b}[0] * 2.0) ** 2)", "roll_axis"),
+    ("np.sum(np.append(m, m * {a}, axis=0)[2:6] * m)", "append_axis"),
     ("np.sum(np.logaddexp({a}, {b}) + np.cbrt({a} * {a} + 1.0) / (2.0 + {b}))", "logaddexp"),
 ]
 # Integer index arrays with repeated indices: gathers accumulate, scatters' last write wins.
