@@ -368,6 +368,19 @@ def _shape_rows() -> list[Rule]:
     # The array behind a list built with append (sourcediff.appends): the old values stay.
     grown = ("g[:buffer.shape[0]]", None), ("grow_list(tangent, count)", None)
     rows.append(Rule("grow_list", ("buffer", "count"), ("1", None), grown[0], grown[1]))
+    rows.append(
+        Rule(
+            "np.interp",
+            ("x", "xp", "fp"),
+            ("1", "1", "1"),
+            adjoints=tuple(f"interp_adjoint_{p}(x, xp, fp, g)" for p in ("x", "xp", "fp")),
+            tangents=(
+                "interp_adjoint_x(x, xp, fp, tangent)",
+                "interp_tangent_xp(x, xp, fp, tangent)",
+                "np.interp(x, xp, tangent)",
+            ),
+        )
+    )
     vector = ("as_vector_adjoint(g, v)",), ("as_vector(tangent)",)
     rows.append(Rule("as_vector", ("v",), ("1",), adjoints=vector[0], tangents=vector[1]))
     for name in ("triu", "tril"):  # the flattener always passes k

@@ -18,7 +18,13 @@ import numpy as np
 from numba import types
 from numba.extending import overload
 
-from . import special, special_arrays
+from . import interp, special, special_arrays
+from .interp import (  # noqa: F401 - for generated code
+    interp_adjoint_fp,
+    interp_adjoint_x,
+    interp_adjoint_xp,
+    interp_tangent_xp,
+)
 from .products import dot, dot_adjoint_left, dot_adjoint_right  # noqa: F401 - generated code
 from .special import (  # noqa: F401 - for generated code
     cholesky_adjoint,
@@ -216,6 +222,7 @@ def _inplace_update(target, value):
 HELPERS = (
     special.HELPERS
     + special_arrays.HELPERS
+    + interp.HELPERS
     + (
         "inplace_update",
         "revolve_actions",

@@ -14,7 +14,7 @@ rebound each time step, ``enumerate`` and ``zip`` in for loops,
 ``np.cumprod``, ``np.triu``/``np.tril``, ``.flatten()``, ``np.full_like``, angles, rounding
 to decimals, ``np.exp2``, ``np.cbrt``, ``np.reciprocal``, ``np.logaddexp``, ``np.einsum``,
 comprehensions (``sum``/``max``/``min`` of a generator, list comprehensions used as arrays),
-lists of floats built with ``append``, ``np.roll`` along an axis, ``np.append``."""
+lists of floats built with ``append``, ``np.roll`` along an axis, ``np.append``, ``np.interp``."""
 
 import math
 
@@ -138,6 +138,7 @@ def module_constant_arrays(x, n):
     return s
 
 
+KNOTS = np.array([0.0, 0.4, 1.1, 2.0, 3.5])
 T223 = np.sin(np.arange(12.0)).reshape(2, 2, 3)
 A4 = np.arange(16.0).reshape(4, 4) / 9
 A3 = np.array([[2.0, 0.3, 0.1], [0.3, 1.5, 0.2], [0.1, 0.2, 1.8]])
@@ -388,6 +389,16 @@ def periodic_stencil_2d(u, c, n):
     return np.sum(u * u) + np.sum(edge**2) + np.sum(grown[3:] * grown[:3])
 
 
+def tabulated_forcing(c, xp, fp):
+    """A time loop forced by a table read with ``np.interp`` (derivatives with respect to
+    the query points, the knots and the values), and a lookup of an array of points."""
+    u = 0.0
+    for t in range(20):
+        u = u + 0.1 * (np.interp(0.15 * t + 0.07, xp, fp) - c * u)
+    lookup = np.interp(np.array([-0.2, 0.25, 1.5, 4.0]) * (1.0 + c), xp, fp * c)
+    return u * u + np.sum(lookup**2)
+
+
 CASES = [
     (dtype_keyword, (np.linspace(0.2, 1.0, 4), 3), (0,)),
     (dtype_attribute, (np.linspace(0.2, 1.0, 4),), (0,)),
@@ -428,6 +439,7 @@ CASES = [
     (axis_statistics, (A3.copy(), 0.7), (0, 1)),
     (scans_and_triangles, (np.array([0.5, 0.0, -1.5, 2.0]), A4.copy(), 0.8), (0, 1, 2)),
     (einsum_contractions, (T223.copy(), A3.copy(), np.ones(3)), (0, 1, 2)),
+    (tabulated_forcing, (0.7, KNOTS.copy(), np.cos(np.arange(5.0))), (0, 1, 2)),
     (periodic_stencil_2d, (A4[:3].copy(), 0.15, 3), (0, 1)),
     (appended_trajectory, (0.4, 0.7, np.array([0.5, -0.3, 0.8]), 40), (0, 1, 2)),
     (comprehensions, (A3.copy(), np.array([0.3, -0.5, 0.9])), (0, 1)),

@@ -435,6 +435,20 @@ def _logaddexp(x, y):
     return t + np.log(np.exp(x - t) + np.exp(y - t))
 
 
+def _interp(x, xp, fp):
+    """``np.interp`` with the segment chosen by real parts, linear (analytic) inside it."""
+    xs, xp, fp = np.atleast_1d(np.asarray(x)), np.asarray(xp), np.asarray(fp)
+    out = np.empty(xs.shape, dtype=np.result_type(xs, xp, fp, float))
+    for k, v in enumerate(xs.flat):
+        r = _re(v)
+        if r < _re(xp[0]) or r >= _re(xp[-1]):
+            out.flat[k] = fp[0] if r < _re(xp[0]) else fp[-1]
+            continue
+        j = np.searchsorted(_re(xp), r, side="right") - 1
+        out.flat[k] = fp[j] + (fp[j + 1] - fp[j]) * (v - xp[j]) / (xp[j + 1] - xp[j])
+    return out[0] if np.ndim(x) == 0 else out
+
+
 def _numpy_constructors() -> dict:
     """Array constructors whose float arrays are complex128 (``empty`` as ``zeros``)."""
     positions = dict(array=1, asarray=1, asanyarray=1, ascontiguousarray=1, zeros=1, ones=1,
@@ -458,6 +472,7 @@ def _numpy_ordered() -> dict:
         vdot=lambda x, y: np.sum(np.ravel(x) * np.ravel(y)),
         hypot=lambda x, y: np.sqrt(x * x + y * y), arctan2=_atan2, cbrt=_cbrt,
         mod=_mod, remainder=_mod, fmod=_fmod, floor_divide=_on_real(np.floor_divide),
+        interp=_interp,
     )  # fmt: skip
 
 
