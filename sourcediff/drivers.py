@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
+
 import numba
 import numpy as np
 
 from . import batch, pipeline
 from .dispatch import Specializer, copies, tangent_function
-from .errors import ArgumentError
+from .errors import ArgumentError, SourceDiffError, UnsupportedCallError
 from .progress import Progress
 
 
@@ -158,19 +160,39 @@ class SecondOrder:
 
     def product(self, args: tuple, vectors: tuple) -> tuple:
         """``H v`` for each of ``argnums``: ``vectors`` holds one tangent per argnum."""
-        second = self.specializer(args)
-        _, _, grads = second.run_vjp(copies(args) + tuple(vectors), (0.0, 1.0))
+        with self.located_at_user():
+            second = self.specializer(args)
+            _, _, grads = second.run_vjp(copies(args) + tuple(vectors), (0.0, 1.0))
         return grads
+
+    @contextlib.contextmanager
+    def located_at_user(self):
+        """A refusal met while differentiating the generated tangent function (or a runtime
+        function it calls) is reported at the user's function, saying where it arose."""
+        parsed = self.first.parsed
+        try:
+            yield
+        except SourceDiffError as exc:
+            if exc.filename == parsed.filename:
+                raise
+            where = f"{exc.filename.rsplit('/', 1)[-1]}:{exc.lineno}"
+            raise UnsupportedCallError(
+                f"second derivatives (sd.hessian, sd.hvp) of '{parsed.name}' are not "
+                f"available: differentiating its tangent again stops at {where}: {exc.reason}",
+                parsed.filename,
+                parsed.node.lineno,
+            ) from exc
 
     def hessian(self, args: tuple) -> list[list]:
         """The blocks ``H[a][b]`` (shape ``x_a.shape + x_b.shape``), one product per input,
         all in one compiled call when the inputs are float64."""
         argnums = self.first.argnums
         if batch.batchable(args, argnums, ()):
-            second = self.specializer(args)
-            _, derivative = second.adjoint(
-                copies(args) + tuple(unit_tangents(args, argnums, -1, ()))
-            )
+            with self.located_at_user():
+                second = self.specializer(args)
+                _, derivative = second.adjoint(
+                    copies(args) + tuple(unit_tangents(args, argnums, -1, ()))
+                )
             try:
                 return batch.hessian(derivative, args, argnums, self.first.jit)
             except numba.core.errors.NumbaError as exc:

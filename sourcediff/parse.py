@@ -328,11 +328,16 @@ def _resolve(node: ast.Name, scope: dict, parsed: ParsedFunction, active) -> Res
 
 
 def _library_path(value) -> str:
-    """``math.sin`` for the object math.sin (imported under any name), else ''."""
+    """``math.sin`` for the object math.sin (imported under any name), ``dot`` for a runtime
+    function with a row of its own (what generated tangent functions call), else ''."""
+    name = getattr(value, "__name__", None)
     for module, alias in SUPPORTED_MODULES.items():
-        name = getattr(value, "__name__", None)
         if name and getattr(module, name, None) is value:
             return f"{alias}.{name}"
+    from . import rules, runtime  # generated code's helpers: their rows, not their source
+
+    if name in runtime.HELPERS and getattr(runtime, name) is value and rules.lookup(name):
+        return name
     return ""
 
 

@@ -111,3 +111,47 @@ def test_hessian_blocks_are_symmetric_and_match_the_products():
 def test_hvp_refuses_a_vector_per_argnum_mismatch():
     with pytest.raises(sd.ArgumentError):
         sd.hvp(mixed, argnums=(0, 1), jit=False)(np.ones(3), 0.5, (np.ones(3),))
+
+
+def _statistics(x):
+    A = np.outer(x, x) + np.eye(3)
+    spread = np.sum(np.std(A, axis=1)) + np.sum(np.var(A, axis=1, ddof=1))
+    return spread + np.sum(np.linalg.norm(A, axis=0)) + np.sum(np.cumprod(x + 1.5))
+
+
+def _contractions(x):
+    A = np.outer(x, x)
+    rolled = np.sum(np.roll(A, 1, axis=1) * A) + np.sum(np.append(x, x[0] ** 2) ** 3)
+    return np.einsum("ij,jk,k->", A, A, x) + rolled
+
+
+def _lists(x):
+    xs = [x[0]]
+    for _ in range(5):
+        xs.append(xs[-1] * x[1] + x[2])
+    return sum(xs) + sum(x[i] ** 3 * x[(i + 1) % 3] for i in range(3)) + max(v * v for v in x)
+
+
+def _interpolated(x):
+    knots, values = np.array([-1.0, 0.0, 1.0, 2.0]), np.array([0.5, 1.0, -1.0, 0.3])
+    return np.sum(np.interp(x * 0.9, knots, values) * x)
+
+
+@pytest.mark.parametrize("jit", [False, True], ids=["py", "jit"])
+@pytest.mark.parametrize("func", [_statistics, _contractions, _lists], ids=lambda f: f.__name__)
+def test_hvp_through_reductions_contractions_and_lists(func, jit):
+    """Reverse over forward through this subset's rewrites and runtime rows (std along an
+    axis, cumprod, einsum loops, roll along an axis, append, lists, comprehensions)."""
+    point, vector = np.array([0.3, -0.5, 0.8]), np.array([0.7, 0.2, -0.4])
+    product = sd.hvp(func, jit=jit)(point.copy(), vector)
+    grad = sd.grad(func, argnums=(0,), jit=False)
+    reference = _gradient_difference(grad, [point], (0,), (vector,))[0]
+    np.testing.assert_allclose(product, reference, rtol=1e-5, atol=1e-6)
+
+
+def test_a_second_derivative_refusal_names_the_users_function():
+    """np.interp has first derivatives only: the refusal points at the user's function."""
+    with pytest.raises(sd.SourceDiffError) as refused:
+        sd.hessian(_interpolated, jit=False)(np.array([0.3, -0.5, 0.8]))
+    assert refused.value.filename.endswith("test_second_order.py")
+    assert "second derivatives" in str(refused.value) and "_interpolated" in str(refused.value)
