@@ -106,8 +106,9 @@ def check(node: ast.FunctionDef, filename: str) -> None:
 
 
 def _option_strings(node: ast.FunctionDef) -> set[int]:
-    """The string constants that are options, not values: ``np.einsum``'s subscripts and
-    ``np.linalg.norm``'s ``ord='fro'`` (the flattener checks what they say)."""
+    """The constants that are options, not values: ``np.einsum``'s subscripts,
+    ``np.linalg.norm``'s ``ord='fro'``, and ``axis=None``/``ord=None`` (the defaults; the
+    flattener checks what they say)."""
     found = set()
     for call in ast.walk(node):
         if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)):
@@ -116,7 +117,14 @@ def _option_strings(node: ast.FunctionDef) -> set[int]:
             found.add(id(call.args[0]))
         if call.func.attr == "norm":
             found |= {id(k.value) for k in call.keywords if k.arg == "ord" and _is_string(k.value)}
+        found |= {
+            id(k.value) for k in call.keywords if k.arg in ("axis", "ord") and _is_none(k.value)
+        }
     return found
+
+
+def _is_none(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None
 
 
 def _is_string(node: ast.expr) -> bool:

@@ -329,7 +329,8 @@ def angles_and_rounding(x, s):
     scale = np.sum(np.degrees(x) * np.deg2rad(x)) + math.degrees(s) / 57.0
     rounded = np.sum(np.round(x, 1) * x) + round(s, 2) * s
     powers = np.sum(np.exp2(x) + np.cbrt(x * x + 1.0) + np.reciprocal(x + 2.0))
-    return turn + scale + rounded + powers + np.sum(np.logaddexp(x, s * x))
+    defaults = np.sum(x * x, axis=None) + np.linalg.norm(x, ord=None)
+    return turn + scale + rounded + powers + np.sum(np.logaddexp(x, s * x)) + defaults
 
 
 def einsum_contractions(T, W, x):

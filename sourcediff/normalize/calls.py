@@ -50,6 +50,7 @@ class CallFlattening:
                 return arrays.array_literal(self, literal, expr)
             copied = self.atom(literal)  # np.array(x) copies x, np.asarray(x) is x itself
             return ast.Call(path_ast("np.copy"), [copied], []) if path == "np.array" else copied
+        call_keywords = [k for k in call_keywords if not _is_default(k)]
         if path == "np.einsum":
             return einsum.flatten_einsum(self, call_args, call_keywords, expr)
         args = [self.call_argument(a) for a in call_args]
@@ -176,6 +177,14 @@ def _method_call(expr: ast.Call, local_names: set[str]):
     if func.attr == "reshape" and len(args) > 1:
         args = [ast.Tuple(args, ast.Load())]
     return METHODS[func.attr], [receiver, *args]
+
+
+def _is_default(keyword: ast.keyword) -> bool:
+    """``axis=None`` or ``ord=None``: the same as leaving the keyword out."""
+    value = keyword.value
+    return (
+        keyword.arg in ("axis", "ord") and isinstance(value, ast.Constant) and value.value is None
+    )
 
 
 def path_ast(path: str) -> ast.expr:
