@@ -16,6 +16,7 @@ from .rule import (
     row,
 )
 from .rules_linalg import linalg_rows
+from .rules_rewrites import rewrite_rows
 
 
 def _numpy_template(partial: str | None) -> str | None:
@@ -365,24 +366,6 @@ def _shape_rows() -> list[Rule]:
             tangents=("flattened_copy(tangent)",),
         )
     )
-    # The array behind a list built with append (sourcediff.appends): the old values stay.
-    grown = ("g[:buffer.shape[0]]", None), ("grow_list(tangent, count)", None)
-    rows.append(Rule("grow_list", ("buffer", "count"), ("1", None), grown[0], grown[1]))
-    rows.append(
-        Rule(
-            "np.interp",
-            ("x", "xp", "fp"),
-            ("1", "1", "1"),
-            adjoints=tuple(f"interp_adjoint_{p}(x, xp, fp, g)" for p in ("x", "xp", "fp")),
-            tangents=(
-                "interp_adjoint_x(x, xp, fp, tangent)",
-                "interp_tangent_xp(x, xp, fp, tangent)",
-                "np.interp(x, xp, tangent)",
-            ),
-        )
-    )
-    vector = ("as_vector_adjoint(g, v)",), ("as_vector(tangent)",)
-    rows.append(Rule("as_vector", ("v",), ("1",), adjoints=vector[0], tangents=vector[1]))
     for name in ("triu", "tril"):  # the flattener always passes k
         back, on = (f"np.{name}(g, k)", None), (f"np.{name}(tangent, k)", None)
         rows.append(Rule(f"np.{name}", ("x", "k"), ("1", None), back, on))
@@ -405,7 +388,8 @@ def _shape_rows() -> list[Rule]:
 
 def array_rows() -> list[Rule]:
     """Array constructors and whole-array functions."""
-    return _constructor_rows() + _reduction_rows() + _product_rows() + _shape_rows()
+    rows = _constructor_rows() + _reduction_rows() + _product_rows() + _shape_rows()
+    return rows + rewrite_rows()
 
 
 SUM_ADJOINT = "g if axis is None else np.expand_dims(g, axis)"
