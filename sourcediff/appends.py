@@ -101,7 +101,7 @@ def _reads_like_an_array(use: ast.Name, parent: ast.AST) -> bool:
         return False
     if isinstance(parent, ast.Subscript):
         return parent.value is use and isinstance(parent.ctx, ast.Load)
-    if isinstance(parent, ast.For):
+    if isinstance(parent, (ast.For, ast.comprehension)):
         return parent.iter is use
     if isinstance(parent, ast.Call) and use in parent.args:
         func = parent.func

@@ -135,6 +135,11 @@ class _Hoister(ast.NodeTransformer):
                     renames[name.id] = self.namer.fresh(name.id)
         renamed = _Renamer(renames)
         inner = [renamed.visit(stmt) for stmt in body]
+        first = comp.generators[0]
+        if not isinstance(first.iter, (ast.Name, ast.Call)):  # xs[:n]: a name, evaluated once
+            items = self.namer.fresh("items")
+            self.before.append(_assign(items, first.iter))
+            first.iter = ast.Name(items, ast.Load())
         for generator in reversed(comp.generators):
             for test in reversed(generator.ifs):
                 inner = [ast.If(renamed.visit(test), inner, [])]

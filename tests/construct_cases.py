@@ -376,7 +376,9 @@ def appended_trajectory(x0, k, w, n):
             energies.append(x * x)
         else:
             energies.append(-x * w[0])
-    return np.mean(xs) + xs[-1] * len(xs) + sum(energies) + np.max(np.array(energies))
+    squares = [v * v for v in xs]  # a comprehension over the appended list
+    spread = np.mean(np.array(squares)) - sum(v for v in xs[1:]) / n
+    return np.mean(xs) + xs[-1] * len(xs) + sum(energies) + np.max(np.array(energies)) + spread
 
 
 def periodic_stencil_2d(u, c, n):
