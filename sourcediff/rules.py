@@ -23,17 +23,8 @@ import contextvars
 import copy
 import functools
 
-from .rule import (
-    DEGREES_PER_RADIAN,
-    POW_X,
-    POW_Y,
-    POW_Y_ARRAY,
-    RADIANS_PER_DEGREE,
-    UNARY_MATH,
-    WHERE_SIGN,
-    Rule,
-    row,
-)
+from . import rule as shared
+from .rule import POW_X, POW_Y, POW_Y_ARRAY, UNARY_MATH, WHERE_SIGN, Rule, row
 from .rules_numpy import array_rows, numpy_rows
 
 ROWS = [
@@ -65,8 +56,8 @@ ROWS = [
     row("math.atan2", "y x", "x / (x * x + y * y)", "-y / (x * x + y * y)"),
     row("math.hypot", "x y", "x / out if out > 0 else 0.0", "y / out if out > 0 else 0.0"),
     row("math.pow", "x y", POW_X, POW_Y),
-    row("math.radians", "x", RADIANS_PER_DEGREE),
-    row("math.degrees", "x", DEGREES_PER_RADIAN),
+    row("math.radians", "x", shared.RADIANS_PER_DEGREE),
+    row("math.degrees", "x", shared.DEGREES_PER_RADIAN),
     row("math.copysign", "x y", "math.copysign(1.0, x) * math.copysign(1.0, y)", None),
 ]
 

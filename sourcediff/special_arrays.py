@@ -104,14 +104,17 @@ def cumprod_tangent(x, t):
     return out
 
 
-@overload(cumprod_adjoint)
-def _cumprod_adjoint(x, g):
-    return cumprod_adjoint
+def compiled_as_written(*functions) -> None:
+    """Let Numba compile each of ``functions`` from its own body (written in what it types)."""
+    for function in functions:
+
+        def typer(*args, _function=function):
+            return _function
+
+        overload(function, strict=False)(typer)
 
 
-@overload(cumprod_tangent)
-def _cumprod_tangent(x, t):
-    return cumprod_tangent
+compiled_as_written(cumprod_adjoint, cumprod_tangent)
 
 
 def grow_list(buffer, count):
@@ -124,9 +127,7 @@ def grow_list(buffer, count):
     return bigger
 
 
-@overload(grow_list)
-def _grow_list(buffer, count):
-    return grow_list
+compiled_as_written(grow_list)
 
 
 def as_vector(v):
