@@ -85,7 +85,7 @@ TEMPLATE_FUNCTIONS |= {"sort_adjoint", "sort_tangent"}
 TEMPLATE_FUNCTIONS |= {"prod_along_adjoint", "cumprod_adjoint", "cumprod_tangent", "flattened_copy"}
 TEMPLATE_FUNCTIONS |= {"grow_list", "as_vector", "as_vector_adjoint"}
 TEMPLATE_FUNCTIONS |= {"interp_adjoint_x", "interp_adjoint_xp", "interp_adjoint_fp"}
-TEMPLATE_FUNCTIONS |= {"interp_tangent_xp"}
+TEMPLATE_FUNCTIONS |= {"interp_tangent_xp", "matmul", "matmul_adjoint_left", "matmul_adjoint_right"}
 
 
 def template_errors(rule: Rule) -> list[str]:

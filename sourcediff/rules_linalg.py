@@ -1,4 +1,5 @@
-"""The linear-algebra rows of the derivative table (``sourcediff.rules`` assembles it)."""
+"""The rows of products and linear algebra in the derivative table (``sourcediff.rules``
+assembles it)."""
 
 from __future__ import annotations
 
@@ -55,3 +56,50 @@ def linalg_rows() -> list[Rule]:
             tangents=("cholesky_tangent(out, tangent)",),
         ),
     ]
+
+
+def product_rows() -> list[Rule]:
+    """Vector and matrix products, norms and linear algebra."""
+    rows: list[Rule] = []
+    rows.append(
+        Rule(
+            "dot",
+            ("a", "b"),
+            ("1", "1"),
+            adjoints=(DOT_LEFT, DOT_RIGHT),
+            tangents=("dot(tangent, b)", "dot(a, tangent)"),
+        )
+    )
+    rows.append(
+        Rule(
+            "matmul",
+            ("a", "b"),
+            ("1", "1"),
+            adjoints=("matmul_adjoint_left(g, a, b)", "matmul_adjoint_right(g, a, b)"),
+            tangents=("matmul(tangent, b)", "matmul(a, tangent)"),
+        )
+    )
+    rows.append(
+        Rule(
+            "np.outer",
+            ("a", "b"),
+            ("1", "1"),
+            adjoints=("dot(g, b)", "dot(a, g)"),
+            tangents=("np.outer(tangent, b)", "np.outer(a, tangent)"),
+        )
+    )
+    rows.append(
+        Rule(
+            "norm",
+            ("x",),
+            ("1",),
+            adjoints=("x / out * g if out > 0 else 0.0 * x",),
+            tangents=("np.sum(x * tangent) / out if out > 0 else 0.0",),
+        )
+    )
+    rows += linalg_rows()
+    return rows
+
+
+DOT_LEFT = "dot_adjoint_left(g, a, b)"
+DOT_RIGHT = "dot_adjoint_right(g, a, b)"

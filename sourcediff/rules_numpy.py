@@ -15,7 +15,7 @@ from .rule import (
     Rule,
     row,
 )
-from .rules_linalg import linalg_rows
+from .rules_linalg import product_rows
 from .rules_rewrites import rewrite_rows
 
 
@@ -299,40 +299,6 @@ def _reduction_rows() -> list[Rule]:
     return rows
 
 
-def _product_rows() -> list[Rule]:
-    """Vector and matrix products, norms and linear algebra."""
-    rows: list[Rule] = []
-    rows.append(
-        Rule(
-            "dot",
-            ("a", "b"),
-            ("1", "1"),
-            adjoints=(DOT_LEFT, DOT_RIGHT),
-            tangents=("dot(tangent, b)", "dot(a, tangent)"),
-        )
-    )
-    rows.append(
-        Rule(
-            "np.outer",
-            ("a", "b"),
-            ("1", "1"),
-            adjoints=("dot(g, b)", "dot(a, g)"),
-            tangents=("np.outer(tangent, b)", "np.outer(a, tangent)"),
-        )
-    )
-    rows.append(
-        Rule(
-            "norm",
-            ("x",),
-            ("1",),
-            adjoints=("x / out * g if out > 0 else 0.0 * x",),
-            tangents=("np.sum(x * tangent) / out if out > 0 else 0.0",),
-        )
-    )
-    rows += linalg_rows()
-    return rows
-
-
 def _shape_rows() -> list[Rule]:
     """Transposes, new axes and reshapes: the adjoint undoes the change of shape."""
     rows: list[Rule] = []
@@ -388,12 +354,10 @@ def _shape_rows() -> list[Rule]:
 
 def array_rows() -> list[Rule]:
     """Array constructors and whole-array functions."""
-    rows = _constructor_rows() + _reduction_rows() + _product_rows() + _shape_rows()
+    rows = _constructor_rows() + _reduction_rows() + product_rows() + _shape_rows()
     return rows + rewrite_rows()
 
 
 SUM_ADJOINT = "g if axis is None else np.expand_dims(g, axis)"
 MEAN_ADJOINT = "g / x.size if axis is None else np.expand_dims(g, axis) / x.shape[axis]"
-DOT_LEFT = "dot_adjoint_left(g, a, b)"
-DOT_RIGHT = "dot_adjoint_right(g, a, b)"
 RESHAPE_BACK = "np.reshape(np.ascontiguousarray(g), x.shape)"

@@ -18,7 +18,7 @@ import numpy as np
 from numba import types
 from numba.extending import overload
 
-from . import interp, special, special_arrays
+from . import interp, special, special_arrays, stacked
 from .interp import (  # noqa: F401 - for generated code
     interp_adjoint_fp,
     interp_adjoint_x,
@@ -59,6 +59,7 @@ from .special_arrays import (  # noqa: F401 - for generated code
     prod_along_adjoint,
     safe_sqrt,
 )
+from .stacked import matmul, matmul_adjoint_left, matmul_adjoint_right  # noqa: F401
 
 
 @numba.njit(cache=True)
@@ -223,6 +224,7 @@ HELPERS = (
     special.HELPERS
     + special_arrays.HELPERS
     + interp.HELPERS
+    + stacked.HELPERS
     + (
         "inplace_update",
         "revolve_actions",

@@ -14,7 +14,8 @@ rebound each time step, ``enumerate`` and ``zip`` in for loops,
 ``np.cumprod``, ``np.triu``/``np.tril``, ``.flatten()``, ``np.full_like``, angles, rounding
 to decimals, ``np.exp2``, ``np.cbrt``, ``np.reciprocal``, ``np.logaddexp``, ``np.einsum``,
 comprehensions (``sum``/``max``/``min`` of a generator, list comprehensions used as arrays),
-lists of floats built with ``append``, ``np.roll`` along an axis, ``np.append``, ``np.interp``."""
+lists of floats built with ``append``, ``np.roll`` along an axis, ``np.append``, ``np.interp``,
+``@`` on stacks of matrices."""
 
 import math
 
@@ -138,6 +139,7 @@ def module_constant_arrays(x, n):
     return s
 
 
+T233 = np.sin(np.arange(18.0) * 0.7).reshape(2, 3, 3)
 KNOTS = np.array([0.0, 0.4, 1.1, 2.0, 3.5])
 T223 = np.sin(np.arange(12.0)).reshape(2, 2, 3)
 A4 = np.arange(16.0).reshape(4, 4) / 9
@@ -402,6 +404,16 @@ def tabulated_forcing(c, xp, fp):
     return u * u + np.sum(lookup**2)
 
 
+def stacked_attention(T, W, x):
+    """``@`` on a stack of matrices (rank 3) times a matrix, a matrix times a stack, and
+    stack times stack, with a softmax along the last axis."""
+    scores = np.tanh(T @ W)
+    e = np.exp(scores)  # tanh keeps it bounded
+    weights = e / np.sum(e, axis=2, keepdims=True)
+    mixed = weights @ T + np.matmul(W, T)
+    return np.sum(mixed * mixed) + np.sum(W @ x)
+
+
 CASES = [
     (dtype_keyword, (np.linspace(0.2, 1.0, 4), 3), (0,)),
     (dtype_attribute, (np.linspace(0.2, 1.0, 4),), (0,)),
@@ -443,6 +455,7 @@ CASES = [
     (scans_and_triangles, (np.array([0.5, 0.0, -1.5, 2.0]), A4.copy(), 0.8), (0, 1, 2)),
     (einsum_contractions, (T223.copy(), A3.copy(), np.ones(3)), (0, 1, 2)),
     (tabulated_forcing, (0.7, KNOTS.copy(), np.cos(np.arange(5.0))), (0, 1, 2)),
+    (stacked_attention, (T233.copy(), A3.copy() * 0.5, np.array([0.3, -0.2, 0.6])), (0, 1, 2)),
     (periodic_stencil_2d, (A4[:3].copy(), 0.15, 3), (0, 1)),
     (appended_trajectory, (0.4, 0.7, np.array([0.5, -0.3, 0.8]), 40), (0, 1, 2)),
     (comprehensions, (A3.copy(), np.array([0.3, -0.5, 0.9])), (0, 1)),

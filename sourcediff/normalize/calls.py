@@ -158,7 +158,7 @@ METHODS = {
 }
 # Library functions that generated code spells differently: NumPy's versions of these
 # need BLAS/LAPACK (SciPy) under Numba, ours are plain loops (sourcediff.runtime).
-RENAMED = {"np.dot": "dot", "np.matmul": "dot", "np.linalg.norm": "norm"}
+RENAMED = {"np.dot": "dot", "np.matmul": "matmul", "np.linalg.norm": "norm"}
 RENAMED |= {f"np.linalg.{name}": f"linalg_{name}" for name in ("solve", "inv", "det", "cholesky")}
 RENAMED["np.cov"] = "covariance"  # rows are variables; a float for a vector
 # Library functions with a tuple result: one function per element, each a rule row.

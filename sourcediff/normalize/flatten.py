@@ -405,7 +405,7 @@ class Flattener(CallFlattening):
     def expr_BinOp(self, expr: ast.BinOp) -> ast.expr:
         if isinstance(expr.op, ast.MatMult):
             return ast.Call(
-                ast.Name("dot", ast.Load()), [self.atom(expr.left), self.atom(expr.right)], []
+                ast.Name("matmul", ast.Load()), [self.atom(expr.left), self.atom(expr.right)], []
             )
         if type(expr.op) not in rules.BINOP_NAMES:
             symbol = type(expr.op).__name__

@@ -85,6 +85,7 @@ REDUCTIONS = [
     ("np.sum(np.roll(m, 1, axis=1) * m) + np.sum(np.append({a}, {b}[0] * 2.0) ** 2)", "roll_axis"),
     ("np.sum(np.append(m, m * {a}, axis=0)[2:6] * m)", "append_axis"),
     ("np.sum(np.interp({a} * 2.0, np.linspace(-2.0, 2.0, 4) * (1.1 + 0.1 * x0), {b}))", "interp"),
+    ("np.sum(np.stack((m, m * {a})) @ m) + np.sum(m @ np.stack((m, m.T)) * {b})", "stacked_matmul"),
     ("np.sum(np.logaddexp({a}, {b}) + np.cbrt({a} * {a} + 1.0) / (2.0 + {b}))", "logaddexp"),
 ]
 # Integer index arrays with repeated indices: gathers accumulate, scatters' last write wins.

@@ -12,17 +12,17 @@ import math
 
 import numpy as np
 
-from sourcediff.runtime import sum_to, dot, dot_adjoint_left, dot_adjoint_right
+from sourcediff.runtime import matmul, matmul_adjoint_left, matmul_adjoint_right, sum_to
 
 
 
 def mlp_loss(w1, b1, w2, x, y):
     # golden_functions.py:59: h = np.tanh(w1 @ x + b1)
-    t1 = dot(w1, x)
+    t1 = matmul(w1, x)
     t2 = t1 + b1
     h = np.tanh(t2)
     # golden_functions.py:60: d = w2 @ h - y
-    t3 = dot(w2, h)
+    t3 = matmul(w2, h)
     d = t3 - y
     # golden_functions.py:61: return np.sum(d * d)
     t4 = d * d
@@ -33,11 +33,11 @@ def mlp_loss(w1, b1, w2, x, y):
 def mlp_loss_vjp(w1, b1, w2, x, y, mlp_loss_bar):
     # forward sweep
     # golden_functions.py:59: h = np.tanh(w1 @ x + b1)
-    t1 = dot(w1, x)
+    t1 = matmul(w1, x)
     t2 = t1 + b1
     h = np.tanh(t2)
     # golden_functions.py:60: d = w2 @ h - y
-    t3 = dot(w2, h)
+    t3 = matmul(w2, h)
     d = t3 - y
     # golden_functions.py:61: return np.sum(d * d)
     t4 = d * d
@@ -58,23 +58,23 @@ def mlp_loss_vjp(w1, b1, w2, x, y, mlp_loss_bar):
     d_bar += sum_to(2.0 * (d * t4_bar), d_bar)
     # golden_functions.py:60: d = w2 @ h - y
     t3_bar += sum_to(d_bar, t3_bar)
-    w2_bar += dot_adjoint_left(t3_bar, w2, h)
-    h_bar += dot_adjoint_right(t3_bar, w2, h)
+    w2_bar += matmul_adjoint_left(t3_bar, w2, h)
+    h_bar += matmul_adjoint_right(t3_bar, w2, h)
     # golden_functions.py:59: h = np.tanh(w1 @ x + b1)
     t2_bar += (1.0 - h * h) * h_bar
     t1_bar += sum_to(t2_bar, t1_bar)
     b1_bar += sum_to(t2_bar, b1_bar)
-    w1_bar += dot_adjoint_left(t1_bar, w1, x)
+    w1_bar += matmul_adjoint_left(t1_bar, w1, x)
     return (value, (w1_bar, b1_bar, w2_bar))
 
 
 def mlp_loss_record_bytes(w1, b1, w2, x, y):
     recorded_bytes = 0
     peak_bytes = 0
-    t1 = dot(w1, x)
+    t1 = matmul(w1, x)
     t2 = t1 + b1
     h = np.tanh(t2)
-    t3 = dot(w2, h)
+    t3 = matmul(w2, h)
     d = t3 - y
     t4 = d * d
     t5 = np.sum(t4)
