@@ -24,6 +24,8 @@ import numba
 import numpy as np
 from numba.extending import overload
 
+from . import along
+
 
 def _digamma(x):
     """psi(x) by recurrence up to x >= 10, then the asymptotic series; reflection below 0."""
@@ -313,12 +315,16 @@ def _extreme_along(pick):
 
 @overload(max_along)
 def _max_along(x, axis):
-    return _extreme_along(np.max) if x.ndim == 2 else None
+    return _extreme_along(np.max) if x.ndim == 2 else _along_higher(np.max, x.ndim)
 
 
 @overload(min_along)
 def _min_along(x, axis):
-    return _extreme_along(np.min) if x.ndim == 2 else None
+    return _extreme_along(np.min) if x.ndim == 2 else _along_higher(np.min, x.ndim)
+
+
+def _along_higher(pick, rank: int):
+    return along.reduce_along(pick, rank) if rank in along.RANKS else None
 
 
 def extreme_mask_along(x, extreme, axis):
@@ -329,6 +335,8 @@ def extreme_mask_along(x, extreme, axis):
 
 @overload(extreme_mask_along)
 def _extreme_mask_along(x, extreme, axis):
+    if x.ndim in along.RANKS:
+        return along.first_extreme_mask_along(x.ndim)
     if x.ndim != 2:
         return None
 

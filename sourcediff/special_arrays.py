@@ -18,6 +18,8 @@ import numpy as np
 from numba import types
 from numba.extending import overload
 
+from . import along
+from .special import _prod_adjoint_jit as prod_line_adjoint
 from .special import prod_adjoint
 
 
@@ -48,6 +50,13 @@ def prod_along(x, axis):
 
 def prod_along_adjoint(x, g, axis):
     """The adjoint of ``prod_along``: each line's ``prod_adjoint`` times its ``g``."""
+    moved = np.moveaxis(np.asarray(x, dtype=np.float64), axis, -1)
+    lines, seeds = moved.reshape(-1, moved.shape[-1]), np.reshape(g, -1)
+    out = np.stack([prod_adjoint(line, seed) for line, seed in zip(lines, seeds)])
+    return np.moveaxis(out.reshape(moved.shape), -1, axis)
+
+
+def _prod_along_adjoint_2d(x, g, axis):
     out = np.empty(x.shape)
     for k in range(g.shape[0]):
         if axis == 0:
@@ -66,12 +75,16 @@ def _prod_along(x, axis):
             out[k] = np.prod(x[:, k]) if axis == 0 else np.prod(x[k, :])
         return out
 
+    if x.ndim in along.RANKS:
+        return along.reduce_along(np.prod, x.ndim)
     return impl if x.ndim == 2 else None
 
 
 @overload(prod_along_adjoint)
 def _prod_along_adjoint(x, g, axis):
-    return prod_along_adjoint if x.ndim == 2 else None
+    if x.ndim in along.RANKS:
+        return along.prod_adjoint_along(x.ndim, prod_line_adjoint)
+    return _prod_along_adjoint_2d if x.ndim == 2 else None
 
 
 def cumprod_adjoint(x, g):

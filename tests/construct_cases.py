@@ -406,12 +406,14 @@ def tabulated_forcing(c, xp, fp):
 
 def stacked_attention(T, W, x):
     """``@`` on a stack of matrices (rank 3) times a matrix, a matrix times a stack, and
-    stack times stack, with a softmax along the last axis."""
+    stack times stack, with a softmax along the last axis; max, min and prod along axes
+    of a rank-3 array."""
     scores = np.tanh(T @ W)
-    e = np.exp(scores)  # tanh keeps it bounded
+    e = np.exp(scores - np.max(scores, axis=2, keepdims=True))
     weights = e / np.sum(e, axis=2, keepdims=True)
     mixed = weights @ T + np.matmul(W, T)
-    return np.sum(mixed * mixed) + np.sum(W @ x)
+    spread = np.sum(np.prod(mixed, axis=0) * W) + np.sum(np.min(mixed, axis=1) ** 2)
+    return np.sum(mixed * mixed) + np.sum(W @ x) + spread
 
 
 CASES = [

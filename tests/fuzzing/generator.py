@@ -86,6 +86,9 @@ REDUCTIONS = [
     ("np.sum(np.append(m, m * {a}, axis=0)[2:6] * m)", "append_axis"),
     ("np.sum(np.interp({a} * 2.0, np.linspace(-2.0, 2.0, 4) * (1.1 + 0.1 * x0), {b}))", "interp"),
     ("np.sum(np.stack((m, m * {a})) @ m) + np.sum(m @ np.stack((m, m.T)) * {b})", "stacked_matmul"),
+    ("np.sum(np.max(np.stack((m, m * {a})), axis=2) * m[:2])", "rank3_max"),
+    ("np.sum(np.prod(np.stack((m, m + {b})), axis=0) * m)", "rank3_prod"),
+    ("np.sum(np.std(np.stack((m, m * {b})), axis=1, keepdims=True) * m)", "rank3_std"),
     ("np.sum(np.logaddexp({a}, {b}) + np.cbrt({a} * {a} + 1.0) / (2.0 + {b}))", "logaddexp"),
 ]
 # Integer index arrays with repeated indices: gathers accumulate, scatters' last write wins.

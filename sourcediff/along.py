@@ -1,0 +1,99 @@
+"""Reductions along an axis of arrays of rank 3 and 4 under Numba (``max_along``,
+``min_along``, ``prod_along`` and their adjoints' masks), which Numba's NumPy lacks.
+
+The axis is moved last by a transpose whose order is chosen at run time among the rank's
+few orders (each a tuple of constants, so Numba types them alike); the array is then a
+stack of lines, reduced line by line, and the result reshaped (or, for a mask, transposed
+back). Rank 2 keeps its direct loops in ``sourcediff.special``.
+
+>>> order, back = axis_orders(3)
+>>> order(0), back(0), order(-1)
+((1, 2, 0), (2, 0, 1), (0, 1, 2))
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+RANKS = (3, 4)
+
+
+def _orders_source(rank: int, inverse: bool) -> str:
+    lines = ["def order(axis):", f"    axis = axis % {rank}"]
+    for axis in range(rank):
+        forward = tuple(k for k in range(rank) if k != axis) + (axis,)
+        chosen = tuple(forward.index(k) for k in range(rank)) if inverse else forward
+        lines.append(f"    if axis == {axis}:\n        return {chosen}")
+    lines.append(f"    return {tuple(range(rank))}")
+    return "\n".join(lines)
+
+
+def axis_orders(rank: int):
+    """Two compiled functions of an axis: the transpose order that moves it last, and the
+    order that moves it back."""
+    made = []
+    for inverse in (False, True):
+        namespace: dict = {}
+        exec(_orders_source(rank, inverse), namespace)
+        made.append(numba.njit(namespace["order"]))
+    return tuple(made)
+
+
+ORDERS = {rank: axis_orders(rank) for rank in RANKS}
+# All but the last length of a shape, per rank (Numba slices tuples by literals only).
+LEADING = {
+    3: numba.njit(lambda shape: (shape[0], shape[1])),
+    4: numba.njit(lambda shape: (shape[0], shape[1], shape[2])),
+}
+
+
+def reduce_along(pick, rank: int):
+    """A compiled ``pick`` (np.max, np.min, np.prod) along ``axis`` of a rank-``rank`` array."""
+    order, _ = ORDERS[rank]
+    leading = LEADING[rank]
+
+    def impl(x, axis):
+        lines = np.ascontiguousarray(np.transpose(x, order(axis)))
+        flat = lines.reshape((-1, lines.shape[rank - 1]))
+        out = np.empty(flat.shape[0])
+        for k in range(flat.shape[0]):
+            out[k] = pick(flat[k])
+        return out.reshape(leading(lines.shape))
+
+    return impl
+
+
+def first_extreme_mask_along(rank: int):
+    """A compiled mask: 1.0 where ``x`` first equals ``extreme`` along ``axis``."""
+    order, back = ORDERS[rank]
+
+    def impl(x, extreme, axis):
+        lines = np.ascontiguousarray(np.transpose(x, order(axis)))
+        flat = lines.reshape((-1, lines.shape[rank - 1]))
+        wanted = np.ascontiguousarray(extreme).reshape(-1)
+        mask = np.zeros(flat.shape)
+        for k in range(flat.shape[0]):
+            for j in range(flat.shape[1]):
+                if flat[k, j] == wanted[k]:
+                    mask[k, j] = 1.0
+                    break
+        return np.ascontiguousarray(np.transpose(mask.reshape(lines.shape), back(axis)))
+
+    return impl
+
+
+def prod_adjoint_along(rank: int, line_adjoint):
+    """A compiled adjoint of ``prod_along``: ``line_adjoint`` (exact over zeros) per line."""
+    order, back = ORDERS[rank]
+
+    def impl(x, g, axis):
+        lines = np.ascontiguousarray(np.transpose(x, order(axis)))
+        flat = lines.reshape((-1, lines.shape[rank - 1]))
+        seeds = np.ascontiguousarray(g).reshape(-1)
+        out = np.empty(flat.shape)
+        for k in range(flat.shape[0]):
+            out[k] = line_adjoint(flat[k], seeds[k])
+        return np.ascontiguousarray(np.transpose(out.reshape(lines.shape), back(axis)))
+
+    return impl
