@@ -32,6 +32,8 @@ import ast
 from .errors import UnsupportedSyntaxError
 
 GROW = "grow_list"  # the runtime function (sourcediff.special_arrays), a rule row
+BUILTIN_READS = ("len", "sum", "max", "min", "enumerate", "zip")  # over the list's values
+AS_NUMPY = {"sum": "sum", "max": "max", "min": "min"}  # builtin over values -> np.<name>
 
 
 def expand_appends(node: ast.FunctionDef, namer, numpy_name: str | None, filename: str) -> None:
@@ -105,9 +107,11 @@ def _reads_like_an_array(use: ast.Name, parent: ast.AST) -> bool:
         return parent.iter is use
     if isinstance(parent, ast.Call) and use in parent.args:
         func = parent.func
-        return isinstance(func, ast.Attribute) or (
-            isinstance(func, ast.Name) and func.id in ("len", "sum")
-        )
+        if isinstance(func, ast.Attribute):
+            return True  # a NumPy function of the values
+        name = func.id if isinstance(func, ast.Name) else ""
+        single = len(parent.args) == 1 or name in ("enumerate", "zip")
+        return name in BUILTIN_READS and single
     return False
 
 
@@ -174,9 +178,10 @@ class _Rewriter(ast.NodeTransformer):
         if isinstance(func, ast.Name) and func.id == "len" and _is_the(call.args, self.name):
             return ast.copy_location(ast.Name(self.count, ast.Load()), call)
         self.generic_visit(call)
-        if isinstance(func, ast.Name) and func.id == "sum" and len(call.args) == 1:
-            if getattr(call.args[0], "whole_list", False):
-                call.func = ast.Attribute(ast.Name(self.np, ast.Load()), "sum", ast.Load())
+        if isinstance(func, ast.Name) and func.id in AS_NUMPY and len(call.args) == 1:
+            if _of_the_list(call.args[0]):  # sum(xs), max(xs), sum(xs[1:])
+                numpy = ast.Name(self.np, ast.Load())
+                call.func = ast.Attribute(numpy, AS_NUMPY[func.id], ast.Load())
         return call
 
     def visit_Name(self, use: ast.Name):
@@ -186,6 +191,17 @@ class _Rewriter(ast.NodeTransformer):
         whole = ast.Subscript(ast.Name(self.name, ast.Load()), prefix, ast.Load())
         whole.whole_list = True  # the appended values: xs[:xs_count]
         return ast.copy_location(whole, use)
+
+
+def _of_the_list(arg: ast.expr) -> bool:
+    """``xs[:n]`` (the list's values) or a slice of it (``xs[:n][1:]``)."""
+    if getattr(arg, "whole_list", False):
+        return True
+    return (
+        isinstance(arg, ast.Subscript)
+        and isinstance(arg.slice, ast.Slice)
+        and getattr(arg.value, "whole_list", False)
+    )
 
 
 def _is_the(args: list[ast.expr], name: str) -> bool:

@@ -29,6 +29,7 @@ from .dict_params import flatten as flatten_dict_parameters
 from .errors import SourceDiffError, UnsupportedCallError, UnsupportedSyntaxError
 from .naming import Namer
 from .nested import lift_nested_functions
+from .normalize.arrays import joined_lists_as_tuples
 from .normalize.iteration import is_sugar
 
 SUPPORTED_MODULES = {math: "math", np: "np"}
@@ -167,6 +168,7 @@ def parse_function(func, _active: tuple[str, ...] = ()) -> ParsedFunction:
     layout = dict_parameters(node, filename, helper_keys)
     if layout:  # dicts of parameters: one parameter per key (sourcediff.dict_params)
         node = flatten_dict_parameters(node, layout, helper_keys)
+    joined_lists_as_tuples(node)
     namer = Namer.for_tree(node, set())
     expand_appends(node, namer, _numpy_name(func, appends.GROW), filename)
     expand_comprehensions(node, namer, _numpy_name(func), filename)

@@ -380,6 +380,9 @@ def appended_trajectory(x0, k, w, n):
             energies.append(-x * w[0])
     squares = [v * v for v in xs]  # a comprehension over the appended list
     spread = np.mean(np.array(squares)) - sum(v for v in xs[1:]) / n
+    for i, v in enumerate(xs):  # the list's values, with max, min and a slice's sum
+        spread += v * (i % 2) * 0.1
+    spread += max(xs) - min(energies) + sum(xs[1:]) / n
     return np.mean(xs) + xs[-1] * len(xs) + sum(energies) + np.max(np.array(energies)) + spread
 
 
@@ -411,7 +414,7 @@ def stacked_attention(T, W, x):
     scores = np.tanh(T @ W)
     e = np.exp(scores - np.max(scores, axis=2, keepdims=True))
     weights = e / np.sum(e, axis=2, keepdims=True)
-    mixed = weights @ T + np.matmul(W, T)
+    mixed = weights @ T + np.matmul(W, T) + np.stack([W, W.T])  # a join of a list
     spread = np.sum(np.prod(mixed, axis=0) * W) + np.sum(np.min(mixed, axis=1) ** 2)
     return np.sum(mixed * mixed) + np.sum(W @ x) + spread
 

@@ -109,15 +109,17 @@ def _merge(old: VarType | None, new: VarType) -> VarType:
 
 
 def _located_error(exc: Exception, nf: NormalizedFunction, origins) -> TypeInferenceError:
-    text = str(exc)
+    text = re.sub(r"\x1b\[[0-9;]*m", "", str(exc))  # Numba's terminal colours
     match = re.search(r"line (\d+)", text)
     filename, lineno = nf.filename, nf.node.lineno
     if match and int(match.group(1)) in origins:
         filename, lineno = origins[int(match.group(1))]
-    first = next((ln.strip() for ln in text.splitlines() if ln.strip()), type(exc).__name__)
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    first = next((ln for ln in lines if not ln.startswith("Failed in")), type(exc).__name__)
     return TypeInferenceError(
-        f"cannot infer the types in this function (Numba says: {first}); make each variable "
-        "keep one kind (float, int, array) throughout",
+        f"cannot infer the types in this function (Numba says: {first}); each variable must "
+        "keep one kind (float, int, array of one rank) throughout, lists hold floats only, "
+        "and the NumPy call must be one Numba supports with these arguments",
         filename,
         lineno,
     )

@@ -39,6 +39,23 @@ def literal_lists(node: ast.AST) -> set[int]:
     return found
 
 
+JOINS = ("stack", "concatenate", "hstack", "vstack")
+
+
+def joined_lists_as_tuples(node: ast.AST) -> None:
+    """``np.stack([a, b])`` is ``np.stack((a, b))``: the list of a join, made a tuple in place.
+
+    >>> tree = ast.parse("np.concatenate([a, 2.0 * a], axis=0)")
+    >>> joined_lists_as_tuples(tree); print(ast.unparse(tree))
+    np.concatenate((a, 2.0 * a), axis=0)
+    """
+    for call in ast.walk(node):
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.args:
+            if call.func.attr in JOINS and isinstance(call.args[0], ast.List):
+                listed = call.args[0]
+                call.args[0] = ast.copy_location(ast.Tuple(listed.elts, ast.Load()), listed)
+
+
 def small_array_lists(node: ast.FunctionDef) -> set[int]:
     """The ids of list literals that are small float arrays: ``c = [1.0, 0.5, x]`` where ``c``
     is only indexed with single elements (``c[i]``, ``c[i] = v``), passed to ``len`` or
