@@ -16,7 +16,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-RANKS = (3, 4)
+RANKS = (3, 4)  # reductions: rank 2 has direct loops in sourcediff.special
+MAPPED_RANKS = (1, 2, 3, 4)  # line-by-line maps (cumulative sums and products)
 
 
 def _orders_source(rank: int, inverse: bool) -> str:
@@ -40,7 +41,7 @@ def axis_orders(rank: int):
     return tuple(made)
 
 
-ORDERS = {rank: axis_orders(rank) for rank in RANKS}
+ORDERS = {rank: axis_orders(rank) for rank in MAPPED_RANKS}
 # All but the last length of a shape, per rank (Numba slices tuples by literals only).
 LEADING = {
     3: numba.njit(lambda shape: (shape[0], shape[1])),
@@ -94,6 +95,24 @@ def prod_adjoint_along(rank: int, line_adjoint):
         out = np.empty(flat.shape)
         for k in range(flat.shape[0]):
             out[k] = line_adjoint(flat[k], seeds[k])
+        return np.ascontiguousarray(np.transpose(out.reshape(lines.shape), back(axis)))
+
+    return impl
+
+
+def map_lines(rank: int, line_map):
+    """A compiled ``(x, g, axis) -> out`` of the shape of ``x``: ``line_map(x_line, g_line)``
+    applied to each line along ``axis`` (``g`` has the shape of ``x``; a map of ``x`` alone
+    is given ``x`` twice)."""
+    order, back = ORDERS[rank]
+
+    def impl(x, g, axis):
+        lines = np.ascontiguousarray(np.transpose(x, order(axis)))
+        flat = lines.reshape((-1, lines.shape[rank - 1]))
+        seeds = np.ascontiguousarray(np.transpose(g, order(axis))).reshape(flat.shape)
+        out = np.empty(flat.shape)
+        for k in range(flat.shape[0]):
+            out[k] = line_map(flat[k], seeds[k])
         return np.ascontiguousarray(np.transpose(out.reshape(lines.shape), back(axis)))
 
     return impl

@@ -1,6 +1,7 @@
 """Rows of the runtime functions that sourcediff's rewrites call (the array behind a list
-built with append, a value made a vector for ``np.append``) and of ``np.interp``, whose
-derivatives live in ``sourcediff.interp`` (``sourcediff.rules`` assembles the table)."""
+built with append, a value made a vector for ``np.append``, cumulative sums and products
+along an axis) and of ``np.interp``, whose derivatives live in ``sourcediff.interp``
+(``sourcediff.rules`` assembles the table)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from .rule import Rule
 
 
 def rewrite_rows() -> list[Rule]:
-    """``grow_list``, ``np.interp`` and ``as_vector``."""
+    """``grow_list``, ``np.interp``, ``as_vector``, ``cumsum_along`` and ``cumprod_along``."""
     rows: list[Rule] = []
     # The array behind a list built with append (sourcediff.appends): the old values stay.
     grown = ("g[:buffer.shape[0]]", None), ("grow_list(tangent, count)", None)
@@ -28,4 +29,10 @@ def rewrite_rows() -> list[Rule]:
     )
     vector = ("as_vector_adjoint(g, v)",), ("as_vector(tangent)",)
     rows.append(Rule("as_vector", ("v",), ("1",), adjoints=vector[0], tangents=vector[1]))
+    # np.cumsum/np.cumprod(x, axis=k), spelled so by the flattener (sourcediff.scans).
+    summed = ("cumsum_along_adjoint(g, axis)", None), ("cumsum_along(tangent, axis)", None)
+    rows.append(Rule("cumsum_along", ("x", "axis"), ("1", None), summed[0], summed[1]))
+    product = ("cumprod_along_adjoint(x, g, axis)", None)
+    product_on = ("cumprod_along_tangent(x, tangent, axis)", None)
+    rows.append(Rule("cumprod_along", ("x", "axis"), ("1", None), product, product_on))
     return rows

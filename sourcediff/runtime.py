@@ -18,7 +18,7 @@ import numpy as np
 from numba import types
 from numba.extending import overload
 
-from . import interp, special, special_arrays, stacked
+from . import interp, scans, special, special_arrays, stacked
 from .interp import (  # noqa: F401 - for generated code
     interp_adjoint_fp,
     interp_adjoint_x,
@@ -26,6 +26,13 @@ from .interp import (  # noqa: F401 - for generated code
     interp_tangent_xp,
 )
 from .products import dot, dot_adjoint_left, dot_adjoint_right  # noqa: F401 - generated code
+from .scans import (  # noqa: F401 - for generated code
+    cumprod_along,
+    cumprod_along_adjoint,
+    cumprod_along_tangent,
+    cumsum_along,
+    cumsum_along_adjoint,
+)
 from .special import (  # noqa: F401 - for generated code
     cholesky_adjoint,
     cholesky_tangent,
@@ -224,6 +231,7 @@ HELPERS = (
     special.HELPERS
     + special_arrays.HELPERS
     + interp.HELPERS
+    + scans.HELPERS
     + stacked.HELPERS
     + (
         "inplace_update",

@@ -419,6 +419,17 @@ def stacked_attention(T, W, x):
     return np.sum(mixed * mixed) + np.sum(W @ x) + spread
 
 
+def cumulative_along_axes(A, w):
+    """``np.cumsum``/``np.cumprod`` along an axis (also as methods, over a zero, on a rank-3
+    stack) and ``np.roll`` along negative axes."""
+    sums = np.cumsum(A * w[0], axis=1) + A.cumsum(axis=0)
+    products = np.cumprod(A, axis=-1)
+    rolled = np.roll(A, 1, axis=-1) + np.roll(A, -2, axis=-2)
+    T = np.stack((A, A * w[1]))
+    S = np.cumsum(T, axis=1) * T.cumprod(axis=2) + np.roll(T, 1, axis=-2)
+    return np.sum(sums * sums) + np.sum(products * w[2]) + np.sum(rolled * A) + np.sum(S * S)
+
+
 CASES = [
     (dtype_keyword, (np.linspace(0.2, 1.0, 4), 3), (0,)),
     (dtype_attribute, (np.linspace(0.2, 1.0, 4),), (0,)),
@@ -462,6 +473,11 @@ CASES = [
     (tabulated_forcing, (0.7, KNOTS.copy(), np.cos(np.arange(5.0))), (0, 1, 2)),
     (stacked_attention, (T233.copy(), A3.copy() * 0.5, np.array([0.3, -0.2, 0.6])), (0, 1, 2)),
     (periodic_stencil_2d, (A4[:3].copy(), 0.15, 3), (0, 1)),
+    (
+        cumulative_along_axes,
+        (A4[:3] * np.array([1.0, 1.0, 0.0, 1.0]), np.array([0.7, -1.3, 0.4])),
+        (0, 1),
+    ),
     (appended_trajectory, (0.4, 0.7, np.array([0.5, -0.3, 0.8]), 40), (0, 1, 2)),
     (comprehensions, (A3.copy(), np.array([0.3, -0.5, 0.9])), (0, 1)),
     (angles_and_rounding, (np.array([0.33, -0.71, 1.27]), 0.43), (0, 1)),

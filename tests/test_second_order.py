@@ -122,7 +122,8 @@ def _statistics(x):
 def _contractions(x):
     A = np.outer(x, x)
     rolled = np.sum(np.roll(A, 1, axis=1) * A) + np.sum(np.append(x, x[0] ** 2) ** 3)
-    return np.einsum("ij,jk,k->", A, A, x) + rolled
+    scanned = np.sum(np.cumsum(A, axis=1) ** 2) + np.sum(np.roll(A, -1, axis=-1) * A.T)
+    return np.einsum("ij,jk,k->", A, A, x) + rolled + scanned
 
 
 def _lists(x):
@@ -141,7 +142,8 @@ def _interpolated(x):
 @pytest.mark.parametrize("func", [_statistics, _contractions, _lists], ids=lambda f: f.__name__)
 def test_hvp_through_reductions_contractions_and_lists(func, jit):
     """Reverse over forward through this subset's rewrites and runtime rows (std along an
-    axis, cumprod, einsum loops, roll along an axis, append, lists, comprehensions)."""
+    axis, cumprod, einsum loops, roll and cumsum along an axis, append, lists,
+    comprehensions)."""
     point, vector = np.array([0.3, -0.5, 0.8]), np.array([0.7, 0.2, -0.4])
     product = sd.hvp(func, jit=jit)(point.copy(), vector)
     grad = sd.grad(func, argnums=(0,), jit=False)

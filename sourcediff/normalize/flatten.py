@@ -161,7 +161,7 @@ class Flattener(CallFlattening):
                 )
         elif isinstance(ctx, ast.Load) and not isinstance(base, ast.Name):
             base = self.atom(base)  # np.sum(t, axis=1)[0]: index a temporary holding it
-        elif not (isinstance(base, ast.Name) and base.id in self.locals):
+        elif not self._is_local(base):
             raise self.fn.error(subscript, "only local arrays and arguments can be indexed")
         index = subscript.slice
         if isinstance(index, ast.Tuple):
@@ -169,6 +169,10 @@ class Flattener(CallFlattening):
         else:
             atoms = self.index_part(index)
         return ast.Subscript(ast.Name(base.id, ast.Load()), atoms, ctx)
+
+    def _is_local(self, node: ast.expr) -> bool:
+        """Whether ``node`` names a local variable or a temporary of the flattener."""
+        return isinstance(node, ast.Name) and (node.id in self.locals or node.id in self.temps)
 
     def _is_constant_array(self, node: ast.expr) -> bool:
         if not isinstance(node, ast.Name) or node.id in self.locals:
@@ -375,7 +379,9 @@ class Flattener(CallFlattening):
 
     def expr_Attribute(self, expr: ast.Attribute) -> ast.expr:
         base = expr.value
-        if isinstance(base, ast.Name) and base.id in self.locals:
+        if not isinstance(base, ast.Name) and expr.attr in ("shape", "size", "ndim", "dtype", "T"):
+            base = self.atom(base)  # (a * b).shape: an attribute of a temporary holding it
+        if self._is_local(base):
             if expr.attr in ("shape", "size", "ndim", "dtype"):
                 return ast.Attribute(ast.Name(base.id, ast.Load()), expr.attr, ast.Load())
             if expr.attr == "T":

@@ -1,28 +1,37 @@
-"""``np.roll`` along an axis and ``np.append``, which Numba lacks or flattens, rewritten by
-the flattener into slices and ``np.concatenate`` (rows the table has, for any rank)::
+"""``np.roll`` along an axis, ``np.append`` and cumulative sums and products along an axis,
+which Numba lacks or flattens, rewritten by the flattener into slices, ``np.concatenate``
+and runtime functions (rows the table has, for any rank)::
 
     np.roll(A, s, axis=1)   ->   np.concatenate((A[:, n - s % n:], A[:, :n - s % n]), axis=1)
-                                 (n = A.shape[1])
+                                 (n = A.shape[1]; axis=-2 slices A[..., c:, :])
     np.append(a, v)         ->   np.concatenate((np.ravel(a), as_vector(v)))
     np.append(A, B, axis=0) ->   np.concatenate((A, B), axis=0)
+    np.cumsum(A, axis=1)    ->   cumsum_along(A, 1)           (np.cumprod: cumprod_along)
 
 >>> print(roll_source("np", "A", "s", 1))
 np.concatenate((A[:, A.shape[1] - s % A.shape[1]:], A[:, :A.shape[1] - s % A.shape[1]]), axis=1)
+>>> print(roll_source("np", "A", "1", -2))  # doctest: +NORMALIZE_WHITESPACE
+np.concatenate((A[..., A.shape[-2] - 1 % A.shape[-2]:, :],
+                A[..., :A.shape[-2] - 1 % A.shape[-2], :]), axis=-2)
 """
 
 from __future__ import annotations
 
 import ast
 
-REWRITTEN = ("np.roll", "np.append")
+REWRITTEN = ("np.roll", "np.append", "np.cumsum", "np.cumprod")
+# Along an axis, spelled as runtime functions with rows (sourcediff.scans).
+SCANS = {"np.cumsum": "cumsum_along", "np.cumprod": "cumprod_along"}
 
 
 def roll_source(numpy: str, x: str, shift: str, axis: int) -> str:
-    """``np.roll(x, shift, axis=axis)`` for a constant axis >= 0, in slices."""
+    """``np.roll(x, shift, axis=axis)`` for a constant axis, in slices (a negative axis
+    counts from the end, through an ellipsis, so the rank need not be known)."""
     length = f"{x}.shape[{axis}]"
     cut = f"{length} - {shift} % {length}"
-    before = ":, " * axis
-    return f"{numpy}.concatenate(({x}[{before}{cut}:], {x}[{before}:{cut}]), axis={axis})"
+    before, after = (":, " * axis, "") if axis >= 0 else ("..., ", ", :" * (-axis - 1))
+    head, tail = f"{before}{cut}:{after}", f"{before}:{cut}{after}"
+    return f"{numpy}.concatenate(({x}[{head}], {x}[{tail}]), axis={axis})"
 
 
 def append_source(numpy: str, array: str, values: str, axis: str | None) -> str:
@@ -38,13 +47,18 @@ def rewrite_rearrangement(flat, path: str, args: list[ast.expr], keywords, expr:
     if path not in REWRITTEN:
         return None
     options = {k.arg: k.value for k in keywords}
+    if path in SCANS:
+        return _scan(flat, path, args, options)
     if path == "np.roll":
         axis = options.get("axis", args[2] if len(args) > 2 else None)
         if axis is None:
             return None  # np.roll(x, shift): a row of the table
-        if not (isinstance(axis, ast.Constant) and isinstance(axis.value, int) and axis.value >= 0):
-            raise flat.fn.error(expr, "np.roll takes axis= as a constant 0, 1, 2, ... here")
-        source = roll_source(_numpy(flat), *_named(args[:2]), axis.value)
+        constant = _constant_int(axis)
+        if constant is None:
+            raise flat.fn.error(
+                expr, "np.roll takes axis= as a constant (0, 1, ..., or -1, -2, ...) here"
+            )
+        source = roll_source(_numpy(flat), *_named(args[:2]), constant)
     else:
         axis = options.get("axis", args[2] if len(args) > 2 else None)
         array, values = args[:2]
@@ -54,7 +68,29 @@ def rewrite_rearrangement(flat, path: str, args: list[ast.expr], keywords, expr:
             values = ast.Name(vector, ast.Load())
         axis_text = None if axis is None else ast.unparse(flat.atom(axis))
         source = append_source(_numpy(flat), *_named([array, values]), axis_text)
-    return flat.simple(ast.copy_location(ast.parse(source, mode="eval").body, expr))
+    rewritten = ast.parse(source, mode="eval").body
+    for node in ast.walk(rewritten):  # errors inside it name the user's line
+        ast.copy_location(node, expr)
+    return flat.simple(rewritten)
+
+
+def _scan(flat, path: str, args: list[ast.expr], options: dict):
+    """``np.cumsum(x, axis=k)`` as ``cumsum_along(x, k)`` (likewise cumprod); None without
+    an axis (the whole array, flattened: a row of the table)."""
+    axis = options.get("axis", args[1] if len(args) > 1 else None)
+    if axis is None or set(options) - {"axis"}:
+        return None  # the rule-table check reports any other keyword with the line
+    return ast.Call(ast.Name(SCANS[path], ast.Load()), [args[0], flat.atom(axis)], [])
+
+
+def _constant_int(node: ast.expr) -> int | None:
+    """The value of a constant integer such as ``1`` or ``-1``; None for anything else."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        inner = _constant_int(node.operand)
+        return None if inner is None else -inner
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return node.value
+    return None
 
 
 def _named(atoms: list[ast.expr]) -> list[str]:

@@ -89,6 +89,11 @@ REDUCTIONS = [
     ("np.sum(np.max(np.stack((m, m * {a})), axis=2) * m[:2])", "rank3_max"),
     ("np.sum(np.prod(np.stack((m, m + {b})), axis=0) * m)", "rank3_prod"),
     ("np.sum(np.std(np.stack((m, m * {b})), axis=1, keepdims=True) * m)", "rank3_std"),
+    ("np.sum(np.cumsum(m * {a}, axis=1) * m) + np.sum(np.cumprod(m + 0.5, axis=0) * {b})", "scan"),
+    (
+        "np.sum(np.roll(np.stack((m, m * {a})), -1, axis=-2) * m) + np.sum(m.cumsum(-1))",
+        "roll_back",
+    ),
     ("np.sum(np.logaddexp({a}, {b}) + np.cbrt({a} * {a} + 1.0) / (2.0 + {b}))", "logaddexp"),
 ]
 # Integer index arrays with repeated indices: gathers accumulate, scatters' last write wins.
