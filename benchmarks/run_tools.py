@@ -136,13 +136,18 @@ def _port(kernel, backend):
     return lambda *args: port(backend, *args)
 
 
-def measure_jax(kernel, budget):
-    """``jax.jit(jax.grad(...))`` in float64; numbers not differentiated are static."""
+def measure_jax(kernel, budget, port=None, check=None):
+    """``jax.jit(jax.grad(...))`` in float64; numbers not differentiated are static.
+
+    ``port`` is a JAX function of the kernel's arguments (by default the one in ``ports.py``);
+    ``check(gradients)`` sees the first call's gradients before anything is timed and may
+    raise to stop there.
+    """
     import jax
     import ports
 
     backend = ports.jax_backend()
-    func = _port(kernel, backend)
+    func = port or _port(kernel, backend)
     static = tuple(
         i
         for i, a in enumerate(kernel.args)
@@ -154,6 +159,8 @@ def measure_jax(kernel, budget):
     run_grad = lambda: jax.block_until_ready(grad(*inputs))  # noqa: E731
     run_primal = lambda: jax.block_until_ready(primal(*inputs))  # noqa: E731
     first_grad, grads = timed_first(run_grad)
+    if check is not None:
+        check(_as_arrays(grads))
     first_primal, _ = timed_first(run_primal)
     timings = median_us(run_primal, budget), median_us(run_grad, budget)
     return Measured(first_grad, first_primal, *timings, _as_arrays(grads))

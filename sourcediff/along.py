@@ -1,5 +1,6 @@
-"""Reductions along an axis of arrays of rank 3 and 4 under Numba (``max_along``,
+"""Reductions along an axis of arrays of rank 1, 3 and 4 under Numba (``max_along``,
 ``min_along``, ``prod_along`` and their adjoints' masks), which Numba's NumPy lacks.
+A vector's only axis reduces it to a number.
 
 The axis is moved last by a transpose whose order is chosen at run time among the rank's
 few orders (each a tuple of constants, so Numba types them alike); the array is then a
@@ -16,7 +17,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-RANKS = (3, 4)  # reductions: rank 2 has direct loops in sourcediff.special
+RANKS = (1, 3, 4)  # reductions: rank 2 has direct loops in sourcediff.special
 MAPPED_RANKS = (1, 2, 3, 4)  # line-by-line maps (cumulative sums and products)
 
 
@@ -51,6 +52,8 @@ LEADING = {
 
 def reduce_along(pick, rank: int):
     """A compiled ``pick`` (np.max, np.min, np.prod) along ``axis`` of a rank-``rank`` array."""
+    if rank == 1:
+        return lambda x, axis: pick(x)
     order, _ = ORDERS[rank]
     leading = LEADING[rank]
 
@@ -67,6 +70,8 @@ def reduce_along(pick, rank: int):
 
 def first_extreme_mask_along(rank: int):
     """A compiled mask: 1.0 where ``x`` first equals ``extreme`` along ``axis``."""
+    if rank == 1:
+        return _first_extreme_mask_of_vector
     order, back = ORDERS[rank]
 
     def impl(x, extreme, axis):
@@ -84,8 +89,19 @@ def first_extreme_mask_along(rank: int):
     return impl
 
 
+def _first_extreme_mask_of_vector(x, extreme, axis):
+    mask = np.zeros(x.shape[0])
+    for k in range(x.shape[0]):
+        if x[k] == extreme:
+            mask[k] = 1.0
+            break
+    return mask
+
+
 def prod_adjoint_along(rank: int, line_adjoint):
     """A compiled adjoint of ``prod_along``: ``line_adjoint`` (exact over zeros) per line."""
+    if rank == 1:
+        return lambda x, g, axis: line_adjoint(x, g)
     order, back = ORDERS[rank]
 
     def impl(x, g, axis):

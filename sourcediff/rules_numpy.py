@@ -278,7 +278,7 @@ def _reduction_rows() -> list[Rule]:
     rows.append(Rule("np.max", ("x",), ("1",), adjoints=extreme, tangents=extreme_tangent))
     rows.append(Rule("np.min", ("x",), ("1",), adjoints=extreme, tangents=extreme_tangent))
     # np.max(x, axis=k), spelled max_along(x, k): Numba has no axis= for np.max.
-    along = ("extreme_mask_along(x, out, axis) * np.expand_dims(g, axis)", None)
+    along = ("extreme_mask_along(x, out, axis) * expand_axis(g, axis)", None)
     along_tangent = ("np.sum(extreme_mask_along(x, out, axis) * tangent, axis=axis)", None)
     for name in ("max_along", "min_along"):
         rows.append(Rule(name, ("x", "axis"), ("1", None), along, along_tangent))
@@ -320,6 +320,9 @@ def _shape_rows() -> list[Rule]:
             tangents=("np.expand_dims(tangent, axis)", None),
         )
     )
+    # np.expand_dims that also takes a number (a vector's reduction along its only axis).
+    expanded = ("as_vector_adjoint(g, x)", None), ("expand_axis(tangent, axis)", None)
+    rows.append(Rule("expand_axis", ("x", "axis"), ("1", None), expanded[0], expanded[1]))
     rows.append(
         Rule("np.ravel", ("x",), ("1",), adjoints=(RESHAPE_BACK,), tangents=("np.ravel(tangent)",))
     )
@@ -358,6 +361,6 @@ def array_rows() -> list[Rule]:
     return rows + rewrite_rows()
 
 
-SUM_ADJOINT = "g if axis is None else np.expand_dims(g, axis)"
-MEAN_ADJOINT = "g / x.size if axis is None else np.expand_dims(g, axis) / x.shape[axis]"
+SUM_ADJOINT = "g if axis is None else expand_axis(g, axis)"
+MEAN_ADJOINT = "g / x.size if axis is None else expand_axis(g, axis) / x.shape[axis]"
 RESHAPE_BACK = "np.reshape(np.ascontiguousarray(g), x.shape)"

@@ -60,6 +60,7 @@ from .special_arrays import (  # noqa: F401 - for generated code
     as_vector_adjoint,
     cumprod_adjoint,
     cumprod_tangent,
+    expand_axis,
     flattened_copy,
     grow_list,
     prod_along,

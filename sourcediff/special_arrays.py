@@ -149,6 +149,18 @@ def as_vector(v):
     return np.atleast_1d(v).ravel().copy()
 
 
+def expand_axis(x, axis):
+    """``np.expand_dims(x, axis)``, also of a number (then a vector of length 1)."""
+    return np.expand_dims(x, axis)
+
+
+@overload(expand_axis)
+def _expand_axis(x, axis):
+    if isinstance(x, types.Array):
+        return lambda x, axis: np.expand_dims(x, axis)
+    return lambda x, axis: np.full(1, x)
+
+
 def as_vector_adjoint(g, v):
     """The adjoint of ``as_vector``: ``g[0]`` for a number, ``g`` reshaped like ``v``."""
     return g[0] if np.ndim(v) == 0 else np.reshape(g, np.shape(v))
@@ -169,6 +181,7 @@ def _as_vector_adjoint(g, v):
 
 
 HELPERS = (
+    "expand_axis",
     "as_vector",
     "as_vector_adjoint",
     "grow_list",

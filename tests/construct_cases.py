@@ -139,6 +139,7 @@ def module_constant_arrays(x, n):
     return s
 
 
+V3 = np.array([0.3, 1.1, -0.6])
 T233 = np.sin(np.arange(18.0) * 0.7).reshape(2, 3, 3)
 KNOTS = np.array([0.0, 0.4, 1.1, 2.0, 3.5])
 T223 = np.sin(np.arange(12.0)).reshape(2, 2, 3)
@@ -430,7 +431,25 @@ def cumulative_along_axes(A, w):
     return np.sum(sums * sums) + np.sum(products * w[2]) + np.sum(rolled * A) + np.sum(S * S)
 
 
+def batch_statistics(X, w, v):
+    """Reductions over a tuple of axes (batch normalization over axes 0 and 2, negative
+    axes, keepdims) and along the only axis of a vector (a number)."""
+    mu = np.mean(X, axis=(0, 2), keepdims=True)
+    scale = np.std(X, axis=(0, 2), keepdims=True) + 1e-3
+    Z = (X - mu) / scale * w[0]
+    a = np.sum(Z**2, axis=(-1, -2)) + np.var(X, axis=(1, 2), ddof=1)
+    b = np.max(X, axis=(0, 1)) + np.min(X * w[1], axis=(-3, -1), keepdims=True).sum()
+    c = np.linalg.norm(X, axis=(1, 2)) * np.prod(X, axis=(2, 0)).sum()
+    d = np.sum(v * v, axis=0) + np.max(v, axis=0) * np.mean(v, axis=0, keepdims=True)
+    return np.sum(a * a) + np.sum(b) + np.sum(c * w[2]) + np.sum(d) * np.prod(v, axis=0)
+
+
 CASES = [
+    (
+        batch_statistics,
+        (np.sin(np.arange(24.0) * 0.7).reshape(2, 3, 4), np.array([0.7, -1.2, 0.4]), V3.copy()),
+        (0, 1, 2),
+    ),
     (dtype_keyword, (np.linspace(0.2, 1.0, 4), 3), (0,)),
     (dtype_attribute, (np.linspace(0.2, 1.0, 4),), (0,)),
     (eye_and_chained, (A3.copy(),), (0,)),

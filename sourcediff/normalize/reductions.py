@@ -2,9 +2,10 @@ r"""Reductions Numba lacks, rewritten by the flattener into rows the table has.
 
 Numba compiles ``np.sum(x, axis=k)`` but not ``np.mean``, ``np.var``, ``np.std``,
 ``np.prod`` or ``np.linalg.norm`` along an axis, nor ``keepdims=True`` or ``ddof=``
-anywhere. Each becomes sums along the axis, ``np.expand_dims``, ``max_along``/
-``min_along``/``prod_along`` and ``safe_sqrt`` (``np.sqrt`` whose derivative is 0 where
-the root is 0, as ``np.std`` and ``np.linalg.norm`` have at a constant row).
+anywhere, nor a tuple of axes. Each becomes sums along one axis at a time, ``expand_axis``
+(``np.expand_dims``, also of a number), ``max_along``/``min_along``/``prod_along`` and
+``safe_sqrt`` (``np.sqrt`` whose derivative is 0 where the root is 0, as ``np.std`` and
+``np.linalg.norm`` have at a constant row).
 ``v = np.var(A, axis=1)`` becomes (the flattener assigns the last line to ``v``):
 
 >>> from types import SimpleNamespace
@@ -23,7 +24,7 @@ the root is 0, as ``np.std`` and ``np.linalg.norm`` have at a constant row).
 t1 = A.shape[1]
 t2 = np.sum(A, axis=1)
 t3 = t2 / t1
-t4 = np.expand_dims(t3, 1)
+t4 = expand_axis(t3, 1)
 t5 = A - t4
 t6 = t5 * t5
 t7 = np.sum(t6, axis=1)
@@ -52,25 +53,50 @@ def rewrite_reduction(flat, path: str, args: list[ast.expr], keywords, expr: ast
     unknown = set(options) - {"axis", "keepdims", "ddof", "ord"}
     if unknown or ("ddof" in options and path not in ("np.var", "np.std")):
         return None  # the rule-table check reports the keyword with the line
-    if "ord" in options and not _is_euclidean(options.pop("ord"), "axis" in options):
+    axes = _axes(flat, options.get("axis"), expr)
+    if "ord" in options and not _is_euclidean(options.pop("ord"), axes):
         raise flat.fn.error(expr, "np.linalg.norm: only the Euclidean (Frobenius) norm")
-    axis, keepdims = options.get("axis"), _keepdims(flat, options, expr)
-    if axis is None and not keepdims and "ddof" not in options:
+    keepdims = _keepdims(flat, options, expr)
+    if axes is None and not keepdims and "ddof" not in options:
         return None
-    if axis is None and keepdims:
+    if axes is None and keepdims:
         raise flat.fn.error(expr, f"keepdims=True without axis= in '{path}' is not supported")
-    axis = flat.atom(axis) if axis is not None else None
-    result = _along(flat, path, args[0], axis, options.get("ddof"))
-    if keepdims:
-        return _call(flat, "np.expand_dims", [_named(flat, result), axis])
-    return result
+    result = _along(flat, path, args[0], axes, options.get("ddof"))
+    return _expanded(flat, result, axes) if keepdims else result
 
 
-def _is_euclidean(order: ast.expr, along_axis: bool) -> bool:
-    """``ord=None``, ``'fro'``, or ``2`` along an axis (a vector norm per row)."""
+def _axes(flat, axis: ast.expr | None, expr: ast.Call) -> list[ast.expr] | None:
+    """The reduced axes in the order they are reduced one at a time (None: all of them).
+    A tuple of constants is reduced from the last axis (or, for negative axes, from the
+    first), so that the axes still to come keep their numbers."""
+    if axis is None:
+        return None
+    if not isinstance(axis, ast.Tuple):
+        return [flat.atom(axis)]
+    values = [_constant_int(e) for e in axis.elts]
+    if not values or None in values:
+        raise flat.fn.error(expr, "a tuple axis= must hold integer constants, as (0, 2)")
+    if min(values) < 0 <= max(values):
+        raise flat.fn.error(expr, "write the axes of a tuple axis= all >= 0 or all < 0")
+    ordered = sorted(set(values), reverse=values[0] >= 0)
+    return [ast.Constant(v) for v in ordered]
+
+
+def _constant_int(node: ast.expr) -> int | None:
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        inner = _constant_int(node.operand)
+        return None if inner is None else -inner
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return node.value
+    return None
+
+
+def _is_euclidean(order: ast.expr, axes) -> bool:
+    """``ord=None``, ``'fro'``, or ``2`` along one axis (a vector norm per row)."""
     if not isinstance(order, ast.Constant):
         return False
-    return order.value in (None, "fro") or (order.value == 2 and along_axis)
+    along_one_axis = axes is not None and len(axes) == 1
+    return order.value in (None, "fro") or (order.value == 2 and along_one_axis)
 
 
 def _keepdims(flat, options: dict, expr: ast.Call) -> bool:
@@ -82,23 +108,23 @@ def _keepdims(flat, options: dict, expr: ast.Call) -> bool:
     return value.value
 
 
-def _along(flat, path: str, x: ast.expr, axis, ddof) -> ast.expr:
-    """``path(x, axis)`` in rows the table has; ``axis`` None means the whole array."""
+def _along(flat, path: str, x: ast.expr, axes, ddof) -> ast.expr:
+    """``path(x, axis)`` in rows the table has; ``axes`` None means the whole array."""
     if path in ALONG:
-        return _call(flat, ALONG[path], [x, axis])
+        return _each_axis(flat, ALONG[path], x, axes)
     if path == "np.sum":
-        return _sum(flat, x, axis)
+        return _sum(flat, x, axes)
     if path == "norm":
         square = _operation(flat, x, ast.Mult(), x)
-        return _call(flat, "safe_sqrt", [_named(flat, _sum(flat, square, axis))])
-    count = _count(flat, x, axis)
+        return _call(flat, "safe_sqrt", [_named(flat, _sum(flat, square, axes))])
+    count = _count(flat, x, axes)
     if path == "np.mean":
-        return _binary(_named(flat, _sum(flat, x, axis)), ast.Div(), count)
-    mean = _named(flat, _binary(_named(flat, _sum(flat, x, axis)), ast.Div(), count))
-    if axis is not None:
-        mean = _named(flat, _call(flat, "np.expand_dims", [mean, axis]))
+        return _binary(_named(flat, _sum(flat, x, axes)), ast.Div(), count)
+    mean = _named(flat, _binary(_named(flat, _sum(flat, x, axes)), ast.Div(), count))
+    if axes is not None:
+        mean = _named(flat, _expanded(flat, mean, axes))
     deviation = _operation(flat, x, ast.Sub(), mean)
-    squares = _named(flat, _sum(flat, _operation(flat, deviation, ast.Mult(), deviation), axis))
+    squares = _named(flat, _sum(flat, _operation(flat, deviation, ast.Mult(), deviation), axes))
     if ddof is not None:
         count = _operation(flat, count, ast.Sub(), flat.atom(ddof))
     variance = _binary(squares, ast.Div(), count)
@@ -107,17 +133,39 @@ def _along(flat, path: str, x: ast.expr, axis, ddof) -> ast.expr:
     return _call(flat, "safe_sqrt", [_named(flat, variance)])
 
 
-def _sum(flat, x: ast.expr, axis) -> ast.expr:
-    keywords = [] if axis is None else [ast.keyword("axis", axis)]
-    return _call(flat, "np.sum", [x], keywords)
+def _each_axis(flat, path: str, x: ast.expr, axes) -> ast.expr:
+    """``path(x, axis)`` for each axis in turn (``path(x, None)`` for the whole array)."""
+    value = x
+    for axis in axes or [None]:
+        value = _call(flat, path, [_named(flat, value), axis])
+    return value
 
 
-def _count(flat, x: ast.expr, axis) -> ast.expr:
-    """The number of elements reduced: ``x.shape[axis]``, or ``x.size``."""
-    shape = ast.Attribute(copy.deepcopy(x), "size" if axis is None else "shape", ast.Load())
-    if axis is None:
-        return _named(flat, shape)
-    return _named(flat, ast.Subscript(shape, copy.deepcopy(axis), ast.Load()))
+def _expanded(flat, value: ast.expr, axes) -> ast.expr:
+    """``value`` with the reduced ``axes`` put back with length 1 (``keepdims=True``)."""
+    for axis in reversed(axes):
+        value = _call(flat, "expand_axis", [_named(flat, value), axis])
+    return value
+
+
+def _sum(flat, x: ast.expr, axes) -> ast.expr:
+    value = x
+    for axis in axes or [None]:
+        keywords = [] if axis is None else [ast.keyword("axis", axis)]
+        value = _call(flat, "np.sum", [_named(flat, value)], keywords)
+    return value
+
+
+def _count(flat, x: ast.expr, axes) -> ast.expr:
+    """The number of elements reduced: the product of ``x.shape[axis]``, or ``x.size``."""
+    if axes is None:
+        return _named(flat, ast.Attribute(copy.deepcopy(x), "size", ast.Load()))
+    count = None
+    for axis in axes:
+        shape = ast.Attribute(copy.deepcopy(x), "shape", ast.Load())
+        length = _named(flat, ast.Subscript(shape, copy.deepcopy(axis), ast.Load()))
+        count = length if count is None else _operation(flat, count, ast.Mult(), length)
+    return count
 
 
 def _call(flat, path: str, args, keywords=()) -> ast.expr:

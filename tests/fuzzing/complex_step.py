@@ -315,9 +315,16 @@ def _extreme(arg):
     """``np.max``/``np.min`` picking the element of greatest/least real part."""
 
     def reduce(x, axis=None, out=None, keepdims=False):
-        if out is not None or not (axis is None or isinstance(axis, int)):
-            raise NotImplementedError("np.max/np.min with out= or a tuple axis")
+        if out is not None:
+            raise NotImplementedError("np.max/np.min with out=")
         x = np.asarray(x)
+        if isinstance(axis, tuple):  # the axes moved last and made one
+            axes = [a % x.ndim for a in axis]
+            rest = [k for k in range(x.ndim) if k not in axes]
+            lines = np.transpose(x, rest + axes).reshape([x.shape[k] for k in rest] + [-1])
+            value = reduce(lines, axis=-1)
+            kept = [1 if k in axes else x.shape[k] for k in range(x.ndim)]
+            return np.reshape(value, kept) if keepdims else value
         if axis is None:
             value = x.reshape(-1)[arg(x.real.reshape(-1))]
             return np.full((1,) * x.ndim, value) if keepdims else value
