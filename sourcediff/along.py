@@ -1,6 +1,8 @@
-"""Reductions along an axis of arrays of rank 1, 3 and 4 under Numba (``max_along``,
-``min_along``, ``prod_along`` and their adjoints' masks), which Numba's NumPy lacks.
-A vector's only axis reduces it to a number.
+"""Reductions along an axis under Numba, which Numba's NumPy lacks: ``max_along`` and
+``min_along`` (with their adjoints' first-extreme masks ``extreme_mask_along``), the line
+functions behind ``prod_along``, and line maps (cumulative sums and products). Rank 2 has
+direct loops; ranks 1, 3 and 4 the line-by-line forms below (a vector's only axis
+reduces it to a number).
 
 The axis is moved last by a transpose whose order is chosen at run time among the rank's
 few orders (each a tuple of constants, so Numba types them alike); the array is then a
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import numba
 import numpy as np
+from numba.extending import overload
 
 RANKS = (1, 3, 4)  # reductions: rank 2 has direct loops in sourcediff.special
 MAPPED_RANKS = (1, 2, 3, 4)  # line-by-line maps (cumulative sums and products)
@@ -132,3 +135,73 @@ def map_lines(rank: int, line_map):
         return np.ascontiguousarray(np.transpose(out.reshape(lines.shape), back(axis)))
 
     return impl
+
+
+def max_along(x, axis):
+    """``np.max(x, axis=axis)`` (Numba has no ``axis=`` for it; compiled for 2-D arrays)."""
+    return np.max(x, axis=axis)
+
+
+def min_along(x, axis):
+    """``np.min(x, axis=axis)`` (Numba has no ``axis=`` for it; compiled for 2-D arrays)."""
+    return np.min(x, axis=axis)
+
+
+def _extreme_along(pick):
+    def impl(x, axis):
+        if axis == 0:
+            out = np.empty(x.shape[1])
+            for j in range(x.shape[1]):
+                out[j] = pick(x[:, j])
+            return out
+        out = np.empty(x.shape[0])
+        for i in range(x.shape[0]):
+            out[i] = pick(x[i, :])
+        return out
+
+    return impl
+
+
+@overload(max_along)
+def _max_along(x, axis):
+    return _extreme_along(np.max) if x.ndim == 2 else _along_higher(np.max, x.ndim)
+
+
+@overload(min_along)
+def _min_along(x, axis):
+    return _extreme_along(np.min) if x.ndim == 2 else _along_higher(np.min, x.ndim)
+
+
+def _along_higher(pick, rank: int):
+    return reduce_along(pick, rank) if rank in RANKS else None
+
+
+def extreme_mask_along(x, extreme, axis):
+    """1.0 where ``x`` first equals ``extreme`` (its max or min along ``axis``), else 0.0."""
+    hits = x == np.expand_dims(extreme, axis)
+    return (hits & (np.cumsum(hits, axis=axis) == 1)).astype(np.float64)
+
+
+@overload(extreme_mask_along)
+def _extreme_mask_along(x, extreme, axis):
+    if x.ndim in RANKS:
+        return first_extreme_mask_along(x.ndim)
+    if x.ndim != 2:
+        return None
+
+    def impl(x, extreme, axis):
+        mask = np.zeros(x.shape)
+        lines = x.shape[1] if axis == 0 else x.shape[0]
+        length = x.shape[0] if axis == 0 else x.shape[1]
+        for line in range(lines):
+            for k in range(length):
+                i, j = (k, line) if axis == 0 else (line, k)
+                if x[i, j] == extreme[line]:
+                    mask[i, j] = 1.0
+                    break
+        return mask
+
+    return impl
+
+
+HELPERS = ("max_along", "min_along", "extreme_mask_along")

@@ -29,13 +29,13 @@ from .analysis.shapes import shape_variant_arrays
 from .analysis.types import TypeTable, infer_types
 from .codegen import constant_text, function_source, module_source
 from .errors import SourceDiffError
+from .headers import cached_meta, header_text, origin_line, output_count
 from .ir import outermost_loops
 from .normalize import NormalizedFunction, externals, normalize
 from .normalize.indices import complete_indices
 from .normalize.views import copy_written_views
 from .parse import ParsedFunction, parse_function
-from .plan import AutoPlan, has_time_loop, make_plan
-from .policy import loop_mode
+from .plan import has_time_loop, make_plan
 from .transform.forward import build_tangent
 from .transform.reverse import AdjointSpec, build_adjoint
 
@@ -197,13 +197,13 @@ def _build_adjoint_module(parsed: ParsedFunction, request: Request) -> Built:
     path = compile_stage.module_path(parsed.name, key)
     names = (primal_name(parsed), f"{parsed.name}_vjp", f"{parsed.name}_record_bytes")
     shadow = f"{parsed.name}_shadow" if request.verify else ""
-    if _cached_meta(path) is None:
+    if cached_meta(path) is None:
         nf = normalized(parsed)
         wrt = [nf.params[k] for k in request.argnums]
         types = typed(nf, parsed, request)
         primal_text = function_source(nf.node)[0]
         active, plan, recomputed, recording = analyses(nf, parsed, request, types, wrt)
-        outputs = _output_count(nf.node)
+        outputs = output_count(nf.node)
         with stage("reverse", parsed.name):
             spec = AdjointSpec(wrt, names[1], plan, names[2], shadow)
             functions = build_adjoint(nf, types, active, recording, recomputed, spec, outputs)
@@ -214,12 +214,12 @@ def _build_adjoint_module(parsed: ParsedFunction, request: Request) -> Built:
         counting = next(f for f in functions if f is not None and f.name == names[2])
         meta["time_loops"] = int(has_time_loop(nf.node, types) and _records(counting))
         with stage("codegen", parsed.name):
-            header = _header(parsed, request, wrt, types, meta)
+            header = header_text(parsed, request, wrt, types, meta)
             text = module_source(header, nf.constants, texts)
             compile_stage.write_module(path, text)
         _dump("codegen", text)
         STATS["transforms"] += 1
-    meta = _cached_meta(path)
+    meta = cached_meta(path)
     return Built(
         str(path),
         names[0],
@@ -281,21 +281,21 @@ def _build_tangent_module(parsed: ParsedFunction, request: Request) -> Built:
     key = source_key(parsed, "forward", repr(request))
     path = compile_stage.module_path(f"{parsed.name}_tangent", key)
     names = (primal_name(parsed), f"{parsed.name}_jvp")
-    meta = _cached_meta(path)
+    meta = cached_meta(path)
     if meta is not None:
         return Built(str(path), names[0], names[1], meta["outputs"], meta["result"])
     nf = normalized(parsed)
     wrt = [nf.params[k] for k in request.argnums]
     types = typed(nf, parsed, request)
     primal_text = function_source(nf.node)[0]
-    outputs = _output_count(nf.node)
+    outputs = output_count(nf.node)
     with stage("forward", parsed.name):
         tangent = build_tangent(nf, types, wrt, names[1])
     tangent_text = function_source(tangent)[0]
     _dump("forward", tangent_text)
     signature = ", ".join(f"{p}: {t}" for p, t in zip(nf.params, request.arg_types))
     header = (
-        f"{_origin_line(parsed)}\n\nForward mode (tangents) with respect to {', '.join(wrt)}.\n"
+        f"{origin_line(parsed)}\n\nForward mode (tangents) with respect to {', '.join(wrt)}.\n"
         f"Argument types: {signature}.\n"
         f"sourcediff-meta: outputs={outputs} result={types.result.kind}"
     )
@@ -314,7 +314,7 @@ def _build_primal_module(parsed: ParsedFunction) -> Built:
     if compile_stage.read_module(path) is None:
         compile_stage.discard(path)
         nf = normalized(parsed)
-        header = f"{_origin_line(parsed)}\n\nThe normalized primal; do not edit."
+        header = f"{origin_line(parsed)}\n\nThe normalized primal; do not edit."
         text = module_source(header, nf.constants, [function_source(nf.node)[0]])
         compile_stage.write_module(path, text)
         STATS["transforms"] += 1
@@ -350,74 +350,6 @@ def load(built: Built, function_name: str, jit: bool):
         module = load_module(built)
         _COMPILED[key] = compile_stage.compiled(module, function_name, jit)
     return _COMPILED[key]
-
-
-def _output_count(node: ast.FunctionDef) -> int:
-    value = node.body[-1].value
-    return len(value.elts) if isinstance(value, ast.Tuple) else 1
-
-
-POLICY_TEXT = {
-    "store": "values the reverse sweep needs are stored when the forward sweep overwrites them\n"
-    "(cheap temporaries are recomputed unless the policy is 'store').",
-    "recompute": "each outermost loop records only its iterations' entry states; the reverse\n"
-    "sweep restores one and re-runs that iteration before reversing it.",
-    "checkpoint": "each outermost loop is reversed by binomial checkpointing (revolve): at most\n"
-    "the given number of iteration states are stored, iterations are re-run from them.",
-}
-
-
-def _policy_text(request: Request) -> str:
-    policy = request.policy
-    if isinstance(policy, AutoPlan):
-        if policy.snapshots:
-            return (
-                "policy 'auto' found that storing would exceed the memory budget for these\n"
-                f"arguments: time loops are checkpointed (revolve, {policy.snapshots} snapshots),\n"
-                "other values stored or, when cheap, recomputed."
-            )
-        return POLICY_TEXT["store"] + "\nPolicy 'auto' found that this fits the memory budget."
-    return POLICY_TEXT[loop_mode(policy)]
-
-
-def _policy_name(policy) -> str:
-    return "'auto'" if isinstance(policy, AutoPlan) else repr(policy)
-
-
-def _origin_line(parsed: ParsedFunction) -> str:
-    where = f"{os.path.basename(parsed.filename)}:{parsed.name}"
-    return f"Generated by sourcediff {compile_stage.VERSION} from {where}."
-
-
-def _header(parsed, request: Request, wrt, types: TypeTable, meta: dict) -> str:
-    signature = ", ".join(
-        f"{p}: {t}" for p, t in zip([a.arg for a in parsed.node.args.args], request.arg_types)
-    )
-    fields = " ".join(f"{k}={v}" for k, v in meta.items())
-    return (
-        f"{_origin_line(parsed)}\n\n"
-        f"Reverse mode with respect to {', '.join(wrt)}; policy {_policy_name(request.policy)}:\n"
-        f"{_policy_text(request)}\nArgument types: {signature}.\n"
-        f"sourcediff-meta: {fields}"
-    )
-
-
-def _cached_meta(path) -> dict | None:
-    """The metadata of an intact cached module, or None (a damaged one is deleted)."""
-    text = compile_stage.read_module(path)
-    if text is None:
-        compile_stage.discard(path)
-        return None
-    for line in text.splitlines():
-        if line.startswith("sourcediff-meta:"):
-            fields = dict(item.split("=") for item in line.split(":", 1)[1].split())
-            return {
-                "outputs": int(fields["outputs"]),
-                "result": fields["result"],
-                "time_loops": int(fields.get("time_loops", 0)),
-            }
-    compile_stage.discard(path)
-    return None
 
 
 __all__ = [

@@ -18,7 +18,8 @@ import numpy as np
 from numba import types
 from numba.extending import overload
 
-from . import interp, scans, special, special_arrays, stacked
+from . import along, interp, scans, special, special_arrays, stacked
+from .along import extreme_mask_along, max_along, min_along  # noqa: F401 - generated code
 from .interp import (  # noqa: F401 - for generated code
     interp_adjoint_fp,
     interp_adjoint_x,
@@ -42,15 +43,12 @@ from .special import (  # noqa: F401 - for generated code
     diag_adjoint,
     diff_adjoint,
     digamma,
-    extreme_mask_along,
     linalg_cholesky,
     linalg_det,
     linalg_inv,
     linalg_slogdet_logabs,
     linalg_slogdet_sign,
     linalg_solve,
-    max_along,
-    min_along,
     prod_adjoint,
     sort_adjoint,
     sort_tangent,
@@ -230,6 +228,7 @@ def _inplace_update(target, value):
 
 HELPERS = (
     special.HELPERS
+    + along.HELPERS
     + special_arrays.HELPERS
     + interp.HELPERS
     + scans.HELPERS

@@ -24,8 +24,6 @@ import numba
 import numpy as np
 from numba.extending import overload
 
-from . import along
-
 
 def _digamma(x):
     """psi(x) by recurrence up to x >= 10, then the asymptotic series; reflection below 0."""
@@ -288,73 +286,6 @@ def _covariance_tangent(x, t):
     return _by_rank(x, _covariance_vector_tangent, _covariance_rows_tangent)
 
 
-def max_along(x, axis):
-    """``np.max(x, axis=axis)`` (Numba has no ``axis=`` for it; compiled for 2-D arrays)."""
-    return np.max(x, axis=axis)
-
-
-def min_along(x, axis):
-    """``np.min(x, axis=axis)`` (Numba has no ``axis=`` for it; compiled for 2-D arrays)."""
-    return np.min(x, axis=axis)
-
-
-def _extreme_along(pick):
-    def impl(x, axis):
-        if axis == 0:
-            out = np.empty(x.shape[1])
-            for j in range(x.shape[1]):
-                out[j] = pick(x[:, j])
-            return out
-        out = np.empty(x.shape[0])
-        for i in range(x.shape[0]):
-            out[i] = pick(x[i, :])
-        return out
-
-    return impl
-
-
-@overload(max_along)
-def _max_along(x, axis):
-    return _extreme_along(np.max) if x.ndim == 2 else _along_higher(np.max, x.ndim)
-
-
-@overload(min_along)
-def _min_along(x, axis):
-    return _extreme_along(np.min) if x.ndim == 2 else _along_higher(np.min, x.ndim)
-
-
-def _along_higher(pick, rank: int):
-    return along.reduce_along(pick, rank) if rank in along.RANKS else None
-
-
-def extreme_mask_along(x, extreme, axis):
-    """1.0 where ``x`` first equals ``extreme`` (its max or min along ``axis``), else 0.0."""
-    hits = x == np.expand_dims(extreme, axis)
-    return (hits & (np.cumsum(hits, axis=axis) == 1)).astype(np.float64)
-
-
-@overload(extreme_mask_along)
-def _extreme_mask_along(x, extreme, axis):
-    if x.ndim in along.RANKS:
-        return along.first_extreme_mask_along(x.ndim)
-    if x.ndim != 2:
-        return None
-
-    def impl(x, extreme, axis):
-        mask = np.zeros(x.shape)
-        lines = x.shape[1] if axis == 0 else x.shape[0]
-        length = x.shape[0] if axis == 0 else x.shape[1]
-        for line in range(lines):
-            for k in range(length):
-                i, j = (k, line) if axis == 0 else (line, k)
-                if x[i, j] == extreme[line]:
-                    mask[i, j] = 1.0
-                    break
-        return mask
-
-    return impl
-
-
 def sort_adjoint(x, g):
     """The adjoint of ``np.sort(x)`` (along the last axis): ``g`` sent back to where each
     sorted element came from (ties in ``np.argsort``'s order)."""
@@ -420,5 +351,4 @@ HELPERS = ("digamma", "prod_adjoint", "linalg_solve", "linalg_inv", "linalg_det"
 HELPERS += ("linalg_slogdet_sign", "linalg_slogdet_logabs")
 HELPERS += ("covariance", "covariance_adjoint", "covariance_tangent", "sort_adjoint")
 HELPERS += ("sort_tangent",)
-HELPERS += ("max_along", "min_along", "extreme_mask_along")
 HELPERS += ("linalg_cholesky", "cholesky_adjoint", "cholesky_tangent", "diag_adjoint")
