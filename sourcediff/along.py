@@ -148,8 +148,10 @@ def min_along(x, axis):
 
 
 def _extreme_along(pick):
+    """``pick`` along ``axis`` of a matrix (``axis % 2``: -2 is 0, -1 is 1)."""
+
     def impl(x, axis):
-        if axis == 0:
+        if axis % 2 == 0:
             out = np.empty(x.shape[1])
             for j in range(x.shape[1]):
                 out[j] = pick(x[:, j])
@@ -191,11 +193,11 @@ def _extreme_mask_along(x, extreme, axis):
 
     def impl(x, extreme, axis):
         mask = np.zeros(x.shape)
-        lines = x.shape[1] if axis == 0 else x.shape[0]
-        length = x.shape[0] if axis == 0 else x.shape[1]
+        lines = x.shape[1] if axis % 2 == 0 else x.shape[0]
+        length = x.shape[0] if axis % 2 == 0 else x.shape[1]
         for line in range(lines):
             for k in range(length):
-                i, j = (k, line) if axis == 0 else (line, k)
+                i, j = (k, line) if axis % 2 == 0 else (line, k)
                 if x[i, j] == extreme[line]:
                     mask[i, j] = 1.0
                     break

@@ -59,7 +59,7 @@ def prod_along_adjoint(x, g, axis):
 def _prod_along_adjoint_2d(x, g, axis):
     out = np.empty(x.shape)
     for k in range(g.shape[0]):
-        if axis == 0:
+        if axis % 2 == 0:
             out[:, k] = prod_adjoint(x[:, k], g[k])
         else:
             out[k, :] = prod_adjoint(x[k, :], g[k])
@@ -69,10 +69,10 @@ def _prod_along_adjoint_2d(x, g, axis):
 @overload(prod_along)
 def _prod_along(x, axis):
     def impl(x, axis):
-        lines = x.shape[1] if axis == 0 else x.shape[0]
+        lines = x.shape[1] if axis % 2 == 0 else x.shape[0]
         out = np.empty(lines)
         for k in range(lines):
-            out[k] = np.prod(x[:, k]) if axis == 0 else np.prod(x[k, :])
+            out[k] = np.prod(x[:, k]) if axis % 2 == 0 else np.prod(x[k, :])
         return out
 
     if x.ndim in along.RANKS:

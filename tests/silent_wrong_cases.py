@@ -303,6 +303,15 @@ def negative_constant_squared(x, a):
     return np.sum(a * a) + (-0.5) ** 3 * x
 
 
+def negative_axes_of_a_matrix(m, v):
+    """max/min/prod along axis=-2 of a matrix took the rows (axis 1) when compiled (fuzz
+    seed 993255): a wrong value and gradient; also with a tuple of negative axes."""
+    a = np.max(m, axis=-2) * np.min(m, axis=-2) + np.prod(m, axis=-2) + np.sum(np.max(m, axis=-1))
+    b = np.std(m, axis=-2, keepdims=True) * np.var(m, axis=-1, keepdims=True)
+    c = np.cumsum(m, axis=-2) * np.cumprod(m, axis=-1) + np.max(m, axis=(-2, -1))
+    return np.sum(a**2) + np.sum(b) + np.sum(c * c) + np.max(v, axis=-1) * np.prod(v, axis=-1)
+
+
 CASES = [
     (dot_then_overwrite, (RNG.random(3),), (0,)),
     (matmul_then_slice_update, (RNG.random(3), RNG.random((2, 3))), (0, 1)),
@@ -337,6 +346,7 @@ CASES = [
     (mask_in_a_loop, (np.array([0.9, 0.3, 0.8, -0.2]), RNG.random((4, 4)), 3), (0, 1)),
     (diagonal_view_then_written, (RNG.random((3, 3)), RNG.random(3)), (0, 1)),
     (negative_constant_squared, (0.7, RNG.random(3)), (0, 1)),
+    (negative_axes_of_a_matrix, (RNG.random((3, 4)) + 0.5, RNG.random(5)), (0, 1)),
 ]
 
 REFUSED = [
