@@ -96,6 +96,7 @@ REDUCTIONS = [
     ),
     ("np.sum(np.std(np.stack((m, m * {a})), axis=(0, 2), keepdims=True) * m)", "tuple_axes"),
     ("np.sum({a} * {b}, axis=0) * np.max({b}, axis=0) + np.max(m, axis=(-1, -2))", "vector_axis"),
+    ("np.sum(np.min(m, axis=-2) * np.prod(m + 0.5, -2)) + np.sum(np.std(m, axis=-1))", "neg_axis"),
     ("np.sum(np.logaddexp({a}, {b}) + np.cbrt({a} * {a} + 1.0) / (2.0 + {b}))", "logaddexp"),
 ]
 # Integer index arrays with repeated indices: gathers accumulate, scatters' last write wins.
