@@ -54,6 +54,7 @@ from .special import (  # noqa: F401 - for generated code
     sort_tangent,
 )
 from .special_arrays import (  # noqa: F401 - for generated code
+    add_into,
     as_vector,
     as_vector_adjoint,
     cumprod_adjoint,

@@ -14,6 +14,7 @@ array([3., 8.])
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 from numba import types
 from numba.extending import overload
@@ -143,6 +144,49 @@ def grow_list(buffer, count):
 compiled_as_written(grow_list)
 
 
+def add_into(dst, src):
+    """``dst += src`` for an array ``dst`` (an adjoint or a view of one): the reverse
+    sweep's accumulations, compiled once per pair of types (``transform.accumulate``)."""
+    dst += src
+
+
+def _loop_nest_source(rank: int) -> str:
+    """``dst[i0, ..] += src[i0, ..]`` over every index of a rank-``rank`` array."""
+    lines = ["def add(dst, src):"]
+    for axis in range(rank):
+        lines.append("    " * (axis + 1) + f"for i{axis} in range(dst.shape[{axis}]):")
+    index = ", ".join(f"i{axis}" for axis in range(rank))
+    lines.append("    " * (rank + 1) + f"dst[{index}] += src[{index}]")
+    return "\n".join(lines)
+
+
+def _loop_nest(rank: int):
+    namespace: dict = {}
+    exec(_loop_nest_source(rank), namespace)
+    return numba.njit(namespace["add"])
+
+
+_LOOP_NESTS = {rank: _loop_nest(rank) for rank in (1, 2, 3, 4)}
+
+
+@overload(add_into)
+def _add_into(dst, src):
+    def broadcast(dst, src):
+        dst += src
+
+    if not (isinstance(src, types.Array) and src.ndim == dst.ndim and dst.ndim in _LOOP_NESTS):
+        return broadcast
+    nest = _LOOP_NESTS[dst.ndim]
+
+    def impl(dst, src):
+        if dst.shape == src.shape:
+            nest(dst, src)
+        else:
+            dst += src
+
+    return impl
+
+
 def as_vector(v):
     """``v`` as a new 1-D array: ``[v]`` for a number, flattened for an array (what
     ``np.append`` does to its values)."""
@@ -181,6 +225,7 @@ def _as_vector_adjoint(g, v):
 
 
 HELPERS = (
+    "add_into",
     "expand_axis",
     "as_vector",
     "as_vector_adjoint",

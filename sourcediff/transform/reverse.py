@@ -28,6 +28,7 @@ from ..analysis.recording import Recording, unassigned_at_save
 from ..codegen import Comment
 from ..plan import Plan
 from ..verify import Instrumentation
+from .accumulate import accumulate_arrays
 from .checkpoint import IterationState, checkpoint_loop, recompute_loop, without_exit
 from .cleanup import drop_dead_adjoint_stores
 from .first_writes import assign_first_contributions
@@ -258,6 +259,8 @@ class ReverseBuilder(StatementAdjoints):
         fn = ast.FunctionDef(spec.name, ast.arguments([], args, None, [], [], None, []), out, [])
         drop_dead_adjoint_stores(fn, set(self.bars.values()))
         fn.body = assign_first_contributions(fn.body, set(self.bars.values()))
+        arrays = {bar for name, bar in self.bars.items() if self.types[name].kind == "array"}
+        fn.body = accumulate_arrays(fn.body, arrays, lambda name: self.types[name].kind)
         self.record_info.skipped |= {id(s) for s in write_back}
         forward = copies + prologue + fwd + write_back
         counting = counting_function(spec.counting_name, self.nf.params, forward, self.record_info)

@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from sourcediff.runtime import sum_to
+from sourcediff.runtime import add_into, sum_to
 
 
 
@@ -122,8 +122,8 @@ def heat_vjp(u0, alpha, steps, heat_bar):
     u_bar = np.zeros_like(u)
     v_bar = np.zeros_like(v)
     t18_bar = heat_bar
-    t17_bar += t18_bar
-    u_bar += sum_to(2.0 * (u * t17_bar), u_bar)
+    add_into(t17_bar, t18_bar)
+    add_into(u_bar, sum_to(2.0 * (u * t17_bar), u_bar))
     # golden_functions.py:49: for _ in range(steps):
     for _ in range(n_iter - 1, -1, -1):
         # golden_functions.py:54: u, v = v, u
@@ -167,7 +167,7 @@ def heat_vjp(u0, alpha, steps, heat_bar):
         n_i_top -= 1
         n_i = n_i_tape[n_i_top]
     # golden_functions.py:47: u = u0.copy()
-    u0_bar += u_bar
+    add_into(u0_bar, u_bar)
     return (value, (u0_bar, alpha_bar))
 
 

@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from sourcediff.runtime import revolve_actions, sum_to
+from sourcediff.runtime import add_into, revolve_actions, sum_to
 
 from numba import types
 from numba.typed import List
@@ -131,8 +131,8 @@ def heat_vjp(u0, alpha, steps, heat_bar):
     u_bar = np.zeros_like(u)
     v_bar = np.zeros_like(v)
     t18_bar = heat_bar
-    t17_bar += t18_bar
-    u_bar += sum_to(2.0 * (u * t17_bar), u_bar)
+    add_into(t17_bar, t18_bar)
+    add_into(u_bar, sum_to(2.0 * (u * t17_bar), u_bar))
     # golden_functions.py:49: for _ in range(steps):
     actions = revolve_actions(n_iter, 4)
     for a in range(actions.shape[0]):
@@ -254,7 +254,7 @@ def heat_vjp(u0, alpha, steps, heat_bar):
     u = u_snapshots[0].copy()
     v = v_snapshots[0].copy()
     # golden_functions.py:47: u = u0.copy()
-    u0_bar += u_bar
+    add_into(u0_bar, u_bar)
     return (value, (u0_bar, alpha_bar))
 
 

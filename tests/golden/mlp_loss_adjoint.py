@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from sourcediff.runtime import matmul, matmul_adjoint_left, matmul_adjoint_right, sum_to
+from sourcediff.runtime import add_into, matmul, matmul_adjoint_left, matmul_adjoint_right, sum_to
 
 
 
@@ -54,17 +54,17 @@ def mlp_loss_vjp(w1, b1, w2, x, y, mlp_loss_bar):
     t3_bar = np.zeros_like(t3)
     t4_bar = np.zeros_like(t4)
     t5_bar = mlp_loss_bar
-    t4_bar += t5_bar
-    d_bar += sum_to(2.0 * (d * t4_bar), d_bar)
+    add_into(t4_bar, t5_bar)
+    add_into(d_bar, sum_to(2.0 * (d * t4_bar), d_bar))
     # golden_functions.py:60: d = w2 @ h - y
-    t3_bar += sum_to(d_bar, t3_bar)
-    w2_bar += matmul_adjoint_left(t3_bar, w2, h)
-    h_bar += matmul_adjoint_right(t3_bar, w2, h)
+    add_into(t3_bar, sum_to(d_bar, t3_bar))
+    add_into(w2_bar, matmul_adjoint_left(t3_bar, w2, h))
+    add_into(h_bar, matmul_adjoint_right(t3_bar, w2, h))
     # golden_functions.py:59: h = np.tanh(w1 @ x + b1)
-    t2_bar += (1.0 - h * h) * h_bar
-    t1_bar += sum_to(t2_bar, t1_bar)
-    b1_bar += sum_to(t2_bar, b1_bar)
-    w1_bar += matmul_adjoint_left(t1_bar, w1, x)
+    add_into(t2_bar, (1.0 - h * h) * h_bar)
+    add_into(t1_bar, sum_to(t2_bar, t1_bar))
+    add_into(b1_bar, sum_to(t2_bar, b1_bar))
+    add_into(w1_bar, matmul_adjoint_left(t1_bar, w1, x))
     return (value, (w1_bar, b1_bar, w2_bar))
 
 
