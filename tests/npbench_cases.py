@@ -91,6 +91,50 @@ def syrk(alpha, beta, C, A):
     return np.sum(C * C)
 
 
+def syr2k(alpha, beta, C, A, B):
+    """NPBench's syr2k: lower triangle of C = alpha (A B^T + B A^T) + beta C, rows whose
+    length grows with the loop index."""
+    for i in range(A.shape[0]):
+        C[i, : i + 1] *= beta
+        for k in range(A.shape[1]):
+            C[i, : i + 1] += A[: i + 1, k] * alpha * B[i, k] + B[: i + 1, k] * alpha * A[i, k]
+    return np.sum(C * C)
+
+
+def doitgen(A, C4):
+    """NPBench's doitgen: every fibre A[r, q, :] of a rank-3 array times a matrix, through
+    a buffer."""
+    n_r, n_q, n_p = A.shape
+    s = np.zeros(n_p)
+    for r in range(n_r):
+        for q in range(n_q):
+            s[:] = A[r, q, :] @ C4
+            A[r, q, :] = s
+    return np.sum(A * A)
+
+
+def hdiff(in_field, coeff):
+    """NPBench's hdiff: fourth-order horizontal diffusion with flux limiting (np.where on
+    rank-3 slices)."""
+    n_i, n_j = in_field.shape[0] - 4, in_field.shape[1] - 4
+    lap = 4.0 * in_field[1 : n_i + 3, 1 : n_j + 3, :] - (
+        in_field[2 : n_i + 4, 1 : n_j + 3, :]
+        + in_field[0 : n_i + 2, 1 : n_j + 3, :]
+        + in_field[1 : n_i + 3, 2 : n_j + 4, :]
+        + in_field[1 : n_i + 3, 0 : n_j + 2, :]
+    )
+    res = lap[1:, 1 : n_j + 1, :] - lap[:-1, 1 : n_j + 1, :]
+    step = in_field[2 : n_i + 3, 2 : n_j + 2, :] - in_field[1 : n_i + 2, 2 : n_j + 2, :]
+    flx = np.where(res * step > 0, 0.0, res)
+    res = lap[1 : n_i + 1, 1:, :] - lap[1 : n_i + 1, :-1, :]
+    step = in_field[2 : n_i + 2, 2 : n_j + 3, :] - in_field[2 : n_i + 2, 1 : n_j + 2, :]
+    fly = np.where(res * step > 0, 0.0, res)
+    out = in_field[2 : n_i + 2, 2 : n_j + 2, :] - coeff * (
+        flx[1:, :, :] - flx[:-1, :, :] + fly[:, 1:, :] - fly[:, :-1, :]
+    )
+    return np.sum(out * out)
+
+
 def softmax_loss(x, w):
     """Row-wise softmax, max subtracted, of x w; cross-entropy against class 0."""
     z = x @ w
@@ -225,6 +269,9 @@ CASES = [
     (cholesky, (_spd(5),), (0,)),
     (lu, (_spd(4),), (0,)),
     (syrk, (0.8, 1.1, _random(4, 4), _random(4, 3)), (0, 1, 2, 3)),
+    (syr2k, (0.8, 1.1, _random(4, 4), _random(4, 3), _random(4, 3)), (0, 1, 2, 3, 4)),
+    (doitgen, (_random(2, 3, 4), _random(4, 4)), (0, 1)),
+    (hdiff, (_random(7, 8, 2), RNG.uniform(0.1, 0.3, (3, 4, 2))), (0, 1)),
     (softmax_loss, (_random(6, 3), _random(3, 4)), (0, 1)),
     (cnn_layer, (_random(6, 6), _random(3, 3), 0.1), (0, 1, 2)),
     (resnet_block, (_random(4, 4), _random(3, 3), _random(3, 3)), (0, 1, 2)),

@@ -10,9 +10,7 @@ import sourcediff as sd
 
 POLICIES = ["store", "recompute", sd.Checkpoint(snapshots=2), "auto"]
 IDS = [case[0].__name__ for case in CASES]
-# heat_3d compiles for about a minute (rank-3 slice expressions): plain Python only here;
-# benchmarks/run_corpus.py times it compiled.
-COMPILED = [case for case in CASES if case[0].__name__ != "heat_3d"]
+COMPILED = CASES
 
 
 def _copied(args):
