@@ -292,7 +292,9 @@ def _reduction_rows() -> list[Rule]:
             "np.cumsum",
             ("x",),
             ("1",),
-            adjoints=("np.cumsum(g[::-1])[::-1]",),
+            adjoints=(
+                "np.reshape(np.ascontiguousarray(np.cumsum(np.ravel(g)[::-1])[::-1]), x.shape)",
+            ),
             tangents=("np.cumsum(tangent)",),
         )
     )
@@ -363,4 +365,6 @@ def array_rows() -> list[Rule]:
 
 SUM_ADJOINT = "g if axis is None else expand_axis(g, axis)"
 MEAN_ADJOINT = "g / x.size if axis is None else expand_axis(g, axis) / x.shape[axis]"
+# np.cumsum(x) runs over the flattened x: sums from the end, put back in x's shape.
+CUMSUM_ADJOINT = "np.reshape(np.ascontiguousarray(np.cumsum(np.ravel(g)[::-1])[::-1]), x.shape)"
 RESHAPE_BACK = "np.reshape(np.ascontiguousarray(g), x.shape)"

@@ -303,6 +303,34 @@ def negative_constant_squared(x, a):
     return np.sum(a * a) + (-0.5) ** 3 * x
 
 
+EDGES = np.array([0, 0, 2, 1])  # module-level index arrays with a repeated index
+
+
+def constant_index_arrays(pos, v):
+    """Red team, round 2: an index array that is a module constant was not typed as one, so
+    gathers and scatters through it took NumPy's buffered indexing (one contribution per
+    repeated index): wrong under every policy, compiled or not."""
+    d = pos[EDGES] - pos[EDGES[::-1].copy()]
+    y = np.zeros(3)
+    y[EDGES] = v
+    y[EDGES] += v * v
+    local = np.array([1, 1, -1])  # an integer literal is an index array, as in NumPy
+    return np.sum(d * d) + np.sum(y * y) + np.sum(pos[local] ** 3)
+
+
+def flattened_cumsum(X):
+    """Red team, round 2: np.cumsum of a matrix (over the flattened array) had an adjoint
+    of the flattened shape; compiled, Numba's += spread it silently over the matrix."""
+    return np.sum(np.cumsum(X) * np.arange(X.size)) + np.sum(np.cumsum(X * X))
+
+
+def writes_through_atleast_1d(x):
+    u = x.copy()
+    v = np.atleast_1d(u)
+    v[0] = 5.0 * v[1]
+    return np.sum(u * u)
+
+
 def negative_axes_of_a_matrix(m, v):
     """max/min/prod along axis=-2 of a matrix took the rows (axis 1) when compiled (fuzz
     seed 993255): a wrong value and gradient; also with a tuple of negative axes."""
@@ -346,6 +374,8 @@ CASES = [
     (mask_in_a_loop, (np.array([0.9, 0.3, 0.8, -0.2]), RNG.random((4, 4)), 3), (0, 1)),
     (diagonal_view_then_written, (RNG.random((3, 3)), RNG.random(3)), (0, 1)),
     (negative_constant_squared, (0.7, RNG.random(3)), (0, 1)),
+    (constant_index_arrays, (RNG.random(3), RNG.random(4)), (0, 1)),
+    (flattened_cumsum, (RNG.random((2, 3)),), (0,)),
     (negative_axes_of_a_matrix, (RNG.random((3, 4)) + 0.5, RNG.random(5)), (0, 1)),
 ]
 
@@ -353,5 +383,6 @@ REFUSED = [
     (writes_through_row_view, (np.ones((2, 3)), 0.5), "row *= w", "shares its memory"),
     (indexes_tuple_at_run_time, (1.5, 2.5, 1), "return x[i]", "constant index"),
     (gathers_with_2d_index, (np.ones(3), np.zeros((2, 2), np.int64)), "x[idx]", "1-D"),
+    (writes_through_atleast_1d, (np.ones(3),), "v[0] =", "shares its memory"),
     (writes_into_a_dict_of_parameters, (2.0, {"a": 1.5}), 'params["a"] =', "dict of parameters"),
 ]

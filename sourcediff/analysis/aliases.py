@@ -20,6 +20,7 @@ from .liveness import live_after_writes
 from .types import TypeTable
 
 VIEWS = {"np.reshape", "np.ravel", "np.transpose", "np.flip", "np.expand_dims", "np.diag"}
+VIEWS |= {"np.atleast_1d", "np.atleast_2d", "np.atleast_3d", "np.squeeze"}
 
 
 def _base(value: ast.expr, types: TypeTable) -> str:

@@ -13,6 +13,7 @@ import math
 import re
 from dataclasses import dataclass
 
+import numba
 import numpy as np
 
 from .. import runtime
@@ -78,6 +79,9 @@ def infer_types(nf: NormalizedFunction, arg_types: tuple) -> TypeTable:
             continue
         name = raw_name.split(".", 1)[0]
         variables[name] = _merge(variables.get(name), to_var_type(numba_type))
+    for name, value in nf.constants.items():  # module-level arrays, e.g. index arrays
+        if isinstance(value, np.ndarray) and name not in variables:
+            variables[name] = to_var_type(numba.typeof(value))
     return TypeTable(variables, to_var_type(result.return_type))
 
 

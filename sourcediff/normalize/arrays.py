@@ -150,21 +150,31 @@ def _entries(literal: ast.expr, prefix: tuple[int, ...] = ()):
         yield from _entries(elt, prefix + (k,))
 
 
-def array_literal(flat, literal: ast.expr, call: ast.Call) -> ast.expr:
-    """``np.array([...])``: a fresh float array, then one element write per entry."""
+def array_literal(flat, literal: ast.expr, call: ast.Call, dtype=None) -> ast.expr:
+    """``np.array([...])``: a fresh array, then one element write per entry; of integers
+    when every entry is an integer written out (as NumPy makes it: an index array), of
+    ``dtype`` when given, else of floats."""
     try:
         shape = _shape(literal)
     except ValueError:
         raise flat.fn.error(call, "an array literal needs rows of one length") from None
     name = flat.new_temp()
     dims = ast.Tuple([ast.Constant(n) for n in shape], ast.Load())
-    flat.assign(name, ast.Call(_np("empty"), [dims], []))
+    if dtype is None and all(_is_int_constant(entry) for _, entry in _entries(literal)):
+        dtype = ast.Attribute(ast.Name("np", ast.Load()), "int64", ast.Load())
+    flat.assign(name, ast.Call(_np("empty"), [dims] + ([dtype] if dtype is not None else []), []))
     for index, entry in _entries(literal):
         value = flat.atom(entry)
         parts = [ast.Constant(k) for k in index]
         slot = parts[0] if len(parts) == 1 else ast.Tuple(parts, ast.Load())
         flat.emit(ast.Assign([ast.Subscript(ast.Name(name, ast.Load()), slot, ast.Store())], value))
     return ast.Name(name, ast.Load())
+
+
+def _is_int_constant(entry: ast.expr) -> bool:
+    if isinstance(entry, ast.UnaryOp) and isinstance(entry.op, (ast.USub, ast.UAdd)):
+        entry = entry.operand
+    return isinstance(entry, ast.Constant) and type(entry.value) is int
 
 
 def is_new_axis(part: ast.expr) -> bool:

@@ -44,10 +44,13 @@ class CallFlattening:
 
     def library_call(self, path: str, call_args, call_keywords, expr: ast.Call) -> ast.expr:
         """``path(args)`` for a function in the rule table, checked against its row."""
+        literal = call_args[0] if call_args else None
+        if path in ("np.array", "np.asarray") and isinstance(literal, (ast.List, ast.Tuple)):
+            dtype = [k.value for k in call_keywords if k.arg == "dtype"]
+            if len(call_args) == 1 and len(dtype) == len(call_keywords) <= 1:
+                dtype = self.dtype_argument(dtype[0], expr) if dtype else None
+                return arrays.array_literal(self, literal, expr, dtype)
         if path in ("np.array", "np.asarray") and len(call_args) == 1 and not call_keywords:
-            literal = call_args[0]
-            if isinstance(literal, (ast.List, ast.Tuple)):
-                return arrays.array_literal(self, literal, expr)
             copied = self.atom(literal)  # np.array(x) copies x, np.asarray(x) is x itself
             return ast.Call(path_ast("np.copy"), [copied], []) if path == "np.array" else copied
         call_keywords = [k for k in call_keywords if not _is_default(k)]
