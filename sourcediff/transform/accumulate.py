@@ -5,16 +5,20 @@ The reverse sweep adds into array adjoints: ``u_bar += t_bar`` and, for a region
 of its own (seconds each on arrays of rank 3: NPBench's heat_3d took minutes to compile);
 ``add_into(dst, src)`` is compiled once per pair of argument types and shared by every
 statement of that kind: a loop nest when the shapes agree (as they do in the reverse
-sweep), NumPy's broadcasting ``+=`` otherwise. A region is rewritten only when its index
-holds a slice and otherwise integers, so that ``dst`` is a view: adding into a copy (a
-gather ``x_bar[idx]``) would be lost. Elements and scalar adjoints keep ``+=``.
+sweep), NumPy's broadcasting ``+=`` otherwise. An added array expression (``u_bar += 2.0 *
+t``) keeps ``+=``, which Numba fuses into one loop without a temporary (on small arrays in
+a loop the temporary costs more than the shared loop saves). A region is rewritten only
+when its index holds a slice and otherwise integers, so that ``dst`` is a view: adding
+into a copy (a gather ``x_bar[idx]``) would be lost. Elements and scalars keep ``+=``.
 
->>> code = ast.parse("A_bar[1:-1, :-2] += t_bar\\nu_bar[i] += w\\nu_bar += w\\ns_bar += w")
+>>> code = ast.parse("A_bar[1:-1, :-2] += t_bar\\nu_bar[i] += w\\nu_bar += w\\ns_bar += w\\n"
+...                  "u_bar += 2.0 * w")
 >>> print(ast.unparse(accumulate_arrays(code.body, {"A_bar", "u_bar"}, lambda name: "int")))
 add_into(A_bar[1:-1, :-2], t_bar)
 u_bar[i] += w
 add_into(u_bar, w)
 s_bar += w
+u_bar += 2.0 * w
 """
 
 from __future__ import annotations
@@ -46,6 +50,8 @@ def accumulate_arrays(
 def _adds_into_array(stmt: ast.stmt, arrays: set[str], kind_of) -> bool:
     if not (isinstance(stmt, ast.AugAssign) and isinstance(stmt.op, ast.Add)):
         return False
+    if not isinstance(stmt.value, (ast.Name, ast.Subscript, ast.Call)):
+        return False  # an array expression: Numba fuses it into the += loop, no temporary
     target = stmt.target
     if isinstance(target, ast.Name):
         return target.id in arrays

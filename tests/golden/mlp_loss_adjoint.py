@@ -61,7 +61,7 @@ def mlp_loss_vjp(w1, b1, w2, x, y, mlp_loss_bar):
     add_into(w2_bar, matmul_adjoint_left(t3_bar, w2, h))
     add_into(h_bar, matmul_adjoint_right(t3_bar, w2, h))
     # golden_functions.py:59: h = np.tanh(w1 @ x + b1)
-    add_into(t2_bar, (1.0 - h * h) * h_bar)
+    t2_bar += (1.0 - h * h) * h_bar
     add_into(t1_bar, sum_to(t2_bar, t1_bar))
     add_into(b1_bar, sum_to(t2_bar, b1_bar))
     add_into(w1_bar, matmul_adjoint_left(t1_bar, w1, x))
