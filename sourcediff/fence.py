@@ -107,8 +107,8 @@ def check(node: ast.FunctionDef, filename: str) -> None:
 
 def _option_strings(node: ast.FunctionDef) -> set[int]:
     """The constants that are options, not values: ``np.einsum``'s subscripts,
-    ``np.linalg.norm``'s ``ord='fro'``, and ``axis=None``/``ord=None`` (the defaults; the
-    flattener checks what they say)."""
+    ``np.linalg.norm``'s ``ord='fro'``, ``axis=None``/``ord=None`` (the defaults) and
+    ``np.clip``'s open bound ``None`` (the flattener checks what they say)."""
     found = set()
     for call in ast.walk(node):
         if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)):
@@ -120,6 +120,8 @@ def _option_strings(node: ast.FunctionDef) -> set[int]:
         found |= {
             id(k.value) for k in call.keywords if k.arg in ("axis", "ord") and _is_none(k.value)
         }
+        if call.func.attr == "clip" and len(call.args) == 3:  # an open bound
+            found |= {id(a) for a in call.args[1:] if _is_none(a)}
     return found
 
 

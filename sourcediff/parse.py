@@ -296,6 +296,15 @@ def _resolve_free_names(func, parsed: ParsedFunction, active: tuple[str, ...], n
     return resolved
 
 
+# What to write instead of a builtin the subset lacks.
+BUILTIN_HINTS = {
+    "sum": "; use np.sum(x) for an array (sum of a generator or of a list works)",
+    "map": "; write a loop or a comprehension",
+    "sorted": "; use np.sort",
+    "round": "; use np.round",
+}
+
+
 def _resolve(node: ast.Name, scope: dict, parsed: ParsedFunction, active) -> Resolved:
     name = node.id
     if name not in scope:
@@ -306,7 +315,8 @@ def _resolve(node: ast.Name, scope: dict, parsed: ParsedFunction, active) -> Res
         if hasattr(builtins, name):
             raise parsed.error(
                 node,
-                f"the builtin '{name}' is not supported in a differentiated function",
+                f"the builtin '{name}' is not supported in a differentiated function"
+                + BUILTIN_HINTS.get(name, ""),
                 UnsupportedCallError,
             )
         raise parsed.error(node, f"name '{name}' is not defined", UnsupportedSyntaxError)

@@ -444,7 +444,25 @@ def batch_statistics(X, w, v):
     return np.sum(a * a) + np.sum(b) + np.sum(c * w[2]) + np.sum(d) * np.prod(v, axis=0)
 
 
+SPRINGS = np.array([[0, 1], [1, 2], [2, 0], [0, 1]])  # module-level edges, one repeated
+STIFFNESS = np.array([0.5, 1.5, -0.2, 0.7])
+
+
+def spring_network(x, smooth):
+    """A spring energy over module-level edge lists (their ``.shape``, gathers with a
+    repeated edge), a second difference ``np.diff(x, 2)``, ``np.clip`` with an open bound
+    and integer index literals."""
+    energy = 0.0
+    for e in range(SPRINGS.shape[0]):
+        energy += (x[SPRINGS[e, 0]] - x[SPRINGS[e, 1]]) ** 2 * STIFFNESS[e]
+    stretch = x[SPRINGS[:, 0]] - x[SPRINGS[:, 1]]
+    ends = x[np.array([0, -1, 0])]
+    penalty = smooth * np.sum(np.diff(x, 2) ** 2) + np.sum(np.clip(x, 0.1, None) ** 2)
+    return energy + np.sum(stretch**2 * STIFFNESS) + np.sum(ends**3) + penalty
+
+
 CASES = [
+    (spring_network, (np.array([0.3, -0.2, 0.9, 0.45]), 0.7), (0, 1)),
     (
         batch_statistics,
         (np.sin(np.arange(24.0) * 0.7).reshape(2, 3, 4), np.array([0.7, -1.2, 0.4]), V3.copy()),

@@ -54,6 +54,9 @@ class CallFlattening:
             copied = self.atom(literal)  # np.array(x) copies x, np.asarray(x) is x itself
             return ast.Call(path_ast("np.copy"), [copied], []) if path == "np.array" else copied
         call_keywords = [k for k in call_keywords if not _is_default(k)]
+        spelled = self.spelled_otherwise(path, call_args, call_keywords, expr)
+        if spelled is not None:
+            return spelled
         if path == "np.einsum":
             return einsum.flatten_einsum(self, call_args, call_keywords, expr)
         args = [self.call_argument(a) for a in call_args]
@@ -90,6 +93,28 @@ class CallFlattening:
                 expr, f"'{path}' takes {len(rule.params)} argument(s) here, got {len(args)}"
             )
         return ast.Call(path_ast(path), args, keywords)
+
+    def spelled_otherwise(self, path: str, call_args, call_keywords, expr: ast.Call):
+        """``np.clip`` with a bound of None (``np.maximum``/``np.minimum``) and ``np.diff(x,
+        n)`` (``np.diff`` n times), in rows the table has; None for any other call."""
+        if path == "np.clip" and len(call_args) == 3 and not call_keywords:
+            x, low, high = call_args
+            for bound, other, instead in ((high, low, "np.maximum"), (low, high, "np.minimum")):
+                if isinstance(bound, ast.Constant) and bound.value is None:
+                    return self.library_call(instead, [x, other], [], expr)
+        if path == "np.diff" and len(call_args) == 2 and not call_keywords:
+            times = call_args[1]
+            if not (
+                isinstance(times, ast.Constant) and type(times.value) is int and times.value > 0
+            ):
+                raise self.fn.error(expr, "np.diff takes its n as a constant 1, 2, ... here")
+            value = call_args[0]
+            for _ in range(times.value):
+                temp = self.new_temp()
+                self.assign(temp, self.library_call("np.diff", [value], [], expr))
+                value = ast.Name(temp, ast.Load())
+            return value
+        return None
 
     def dtype_argument(self, value: ast.expr, call: ast.Call) -> ast.expr:
         """``dtype=``: a NumPy number type, ``float``/``int``/``bool``, or ``a.dtype``."""

@@ -67,7 +67,7 @@ class ExpressionFlattening:
         base = expr.value
         if not isinstance(base, ast.Name) and expr.attr in ("shape", "size", "ndim", "dtype", "T"):
             base = self.atom(base)  # (a * b).shape: an attribute of a temporary holding it
-        if self._is_local(base):
+        if self._is_local(base) or self._is_constant_array(base):
             if expr.attr in ("shape", "size", "ndim", "dtype"):
                 return ast.Attribute(ast.Name(base.id, ast.Load()), expr.attr, ast.Load())
             if expr.attr == "T":
