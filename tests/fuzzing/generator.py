@@ -21,6 +21,9 @@ import random
 from dataclasses import dataclass, field
 
 HELPERS = """
+EDGE = np.array([0, 2, 2, 1])  # a module-level index array with a repeated index
+
+
 def pair(u, v):
     return u * v + math.sin(u), u - 0.5 * v
 
@@ -97,6 +100,11 @@ REDUCTIONS = [
     ("np.sum(np.std(np.stack((m, m * {a})), axis=(0, 2), keepdims=True) * m)", "tuple_axes"),
     ("np.sum({a} * {b}, axis=0) * np.max({b}, axis=0) + np.max(m, axis=(-1, -2))", "vector_axis"),
     ("np.sum(np.min(m, axis=-2) * np.prod(m + 0.5, -2)) + np.sum(np.std(m, axis=-1))", "neg_axis"),
+    (
+        "np.sum({a}[EDGE] * {b}) + np.sum(m[EDGE, 1:] ** 2) + np.sum({b}[np.array([0, 3, 0])])",
+        "const_index",
+    ),
+    ("np.sum(np.clip({a}, 0.1, None) ** 2) + np.sum(np.diff({b}, 2) ** 2)", "clip_open"),
     ("np.sum(np.logaddexp({a}, {b}) + np.cbrt({a} * {a} + 1.0) / (2.0 + {b}))", "logaddexp"),
 ]
 # Integer index arrays with repeated indices: gathers accumulate, scatters' last write wins.
