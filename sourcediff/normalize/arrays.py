@@ -17,6 +17,7 @@ from __future__ import annotations
 import ast
 
 from .iteration import is_sugar
+from .rearrange import constant_int
 
 
 def is_array_literal_call(node: ast.AST) -> bool:
@@ -160,7 +161,7 @@ def array_literal(flat, literal: ast.expr, call: ast.Call, dtype=None) -> ast.ex
         raise flat.fn.error(call, "an array literal needs rows of one length") from None
     name = flat.new_temp()
     dims = ast.Tuple([ast.Constant(n) for n in shape], ast.Load())
-    if dtype is None and all(_is_int_constant(entry) for _, entry in _entries(literal)):
+    if dtype is None and all(constant_int(entry) is not None for _, entry in _entries(literal)):
         dtype = ast.Attribute(ast.Name("np", ast.Load()), "int64", ast.Load())
     flat.assign(name, ast.Call(_np("empty"), [dims] + ([dtype] if dtype is not None else []), []))
     for index, entry in _entries(literal):
@@ -169,12 +170,6 @@ def array_literal(flat, literal: ast.expr, call: ast.Call, dtype=None) -> ast.ex
         slot = parts[0] if len(parts) == 1 else ast.Tuple(parts, ast.Load())
         flat.emit(ast.Assign([ast.Subscript(ast.Name(name, ast.Load()), slot, ast.Store())], value))
     return ast.Name(name, ast.Load())
-
-
-def _is_int_constant(entry: ast.expr) -> bool:
-    if isinstance(entry, ast.UnaryOp) and isinstance(entry.op, (ast.USub, ast.UAdd)):
-        entry = entry.operand
-    return isinstance(entry, ast.Constant) and type(entry.value) is int
 
 
 def is_new_axis(part: ast.expr) -> bool:

@@ -53,7 +53,7 @@ def rewrite_rearrangement(flat, path: str, args: list[ast.expr], keywords, expr:
         axis = options.get("axis", args[2] if len(args) > 2 else None)
         if axis is None:
             return None  # np.roll(x, shift): a row of the table
-        constant = _constant_int(axis)
+        constant = constant_int(axis)
         if constant is None:
             raise flat.fn.error(
                 expr, "np.roll takes axis= as a constant (0, 1, ..., or -1, -2, ...) here"
@@ -83,10 +83,10 @@ def _scan(flat, path: str, args: list[ast.expr], options: dict):
     return ast.Call(ast.Name(SCANS[path], ast.Load()), [args[0], flat.atom(axis)], [])
 
 
-def _constant_int(node: ast.expr) -> int | None:
+def constant_int(node: ast.expr) -> int | None:
     """The value of a constant integer such as ``1`` or ``-1``; None for anything else."""
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-        inner = _constant_int(node.operand)
+        inner = constant_int(node.operand)
         return None if inner is None else -inner
     if isinstance(node, ast.Constant) and type(node.value) is int:
         return node.value

@@ -36,6 +36,8 @@ from __future__ import annotations
 import ast
 import copy
 
+from .rearrange import constant_int
+
 REWRITTEN = {"np.mean", "np.var", "np.std", "norm", "np.max", "np.min", "np.prod", "np.sum"}
 ALONG = {"np.max": "max_along", "np.min": "min_along", "np.prod": "prod_along"}
 # The second positional parameter of each, when it is not ``axis``.
@@ -73,22 +75,13 @@ def _axes(flat, axis: ast.expr | None, expr: ast.Call) -> list[ast.expr] | None:
         return None
     if not isinstance(axis, ast.Tuple):
         return [flat.atom(axis)]
-    values = [_constant_int(e) for e in axis.elts]
+    values = [constant_int(e) for e in axis.elts]
     if not values or None in values:
         raise flat.fn.error(expr, "a tuple axis= must hold integer constants, as (0, 2)")
     if min(values) < 0 <= max(values):
         raise flat.fn.error(expr, "write the axes of a tuple axis= all >= 0 or all < 0")
     ordered = sorted(set(values), reverse=values[0] >= 0)
     return [ast.Constant(v) for v in ordered]
-
-
-def _constant_int(node: ast.expr) -> int | None:
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-        inner = _constant_int(node.operand)
-        return None if inner is None else -inner
-    if isinstance(node, ast.Constant) and type(node.value) is int:
-        return node.value
-    return None
 
 
 def _is_euclidean(order: ast.expr, axes) -> bool:
