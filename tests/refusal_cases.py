@@ -73,6 +73,26 @@ def norm_of_order_one(x):
     return np.linalg.norm(x, ord=1) * x[0]  # <- refused
 
 
+def rolls_along_a_variable_axis(A, k):
+    return np.sum(np.roll(A, 1, axis=k) * A)  # <- refused
+
+
+def reduces_over_a_variable_tuple_axis(A, k):
+    return np.sum(np.mean(A, axis=(0, k)))  # <- refused
+
+
+def reduces_over_axes_of_mixed_signs(A):
+    return np.sum(np.max(A, axis=(0, -1)))  # <- refused
+
+
+def differences_a_variable_number_of_times(x, n):
+    return np.sum(np.diff(x, n) ** 2)  # <- refused
+
+
+def sums_an_array_with_the_builtin(x):
+    return sum(x) * 2.0  # <- refused
+
+
 def writes_into_appended_list(x):
     xs = [x[0]]
     xs.append(x[1] * 2.0)

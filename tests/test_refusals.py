@@ -54,6 +54,17 @@ CASES = [
     Refusal("generator-in-while-test", rc.generator_in_while_test, (np.ones(2),), "generator"),
     Refusal("einsum-ellipsis", rc.einsum_with_ellipsis, (np.ones((2, 2)), np.ones(2)), "..."),
     Refusal("norm-order-one", rc.norm_of_order_one, (np.ones(2),), "Euclidean"),
+    Refusal("roll-variable-axis", rc.rolls_along_a_variable_axis, (np.ones((2, 2)), 1), "axis="),
+    Refusal(
+        "tuple-axis-variable", rc.reduces_over_a_variable_tuple_axis, (np.ones((2, 2)), 1), "tuple"
+    ),
+    Refusal(
+        "tuple-axis-mixed-signs", rc.reduces_over_axes_of_mixed_signs, (np.ones((2, 2)),), ">= 0"
+    ),
+    Refusal(
+        "diff-variable-n", rc.differences_a_variable_number_of_times, (np.ones(4), 2), "np.diff"
+    ),
+    Refusal("builtin-sum-of-array", rc.sums_an_array_with_the_builtin, (np.ones(3),), "np.sum"),
     Refusal("nested-def-as-value", rc.uses_nested_function_as_value, (1.5,), "called by name"),
     Refusal("def-inside-loop", rc.uses_def_inside_loop, (1.5,), "defined inside a block"),
     Refusal("recursive-nested-def", rc.uses_recursive_nested_def, (1.5,), "recursive"),

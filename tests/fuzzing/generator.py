@@ -104,6 +104,10 @@ REDUCTIONS = [
         "np.sum({a}[EDGE] * {b}) + np.sum(m[EDGE, 1:] ** 2) + np.sum({b}[np.array([0, 3, 0])])",
         "const_index",
     ),
+    (
+        "np.sum((m * {a}).T[1] * {b}) * EDGE.shape[0] + np.sum(np.roll(m * {b}, 1, 0)[0])",
+        "expr_attr",
+    ),
     ("np.sum(np.clip({a}, 0.1, None) ** 2) + np.sum(np.diff({b}, 2) ** 2)", "clip_open"),
     ("np.sum(np.logaddexp({a}, {b}) + np.cbrt({a} * {a} + 1.0) / (2.0 + {b}))", "logaddexp"),
 ]
