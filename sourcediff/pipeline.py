@@ -36,6 +36,7 @@ from .normalize.indices import complete_indices
 from .normalize.views import copy_written_views
 from .parse import ParsedFunction, parse_function
 from .plan import has_time_loop, make_plan
+from .transform import optimize as optimizer
 from .transform.forward import build_tangent
 from .transform.reverse import AdjointSpec, build_adjoint
 
@@ -47,6 +48,7 @@ STAGES = (
     "plan",  # per outermost loop: store, recompute or checkpoint(k) (plan.py)
     "recording",  # what the reverse sweep reads, what must be recorded (analysis/recording.py)
     "reverse",  # or "forward": the derivative functions (transform/)
+    "optimize",  # fold temporaries, propagate copies, drop dead stores (transform/optimize.py)
     "codegen",  # one module of Python source, written to the cache (codegen.py, compile.py)
     "compile",  # Numba's compile, or its on-disk cache, on the first call (compile.py)
 )
@@ -150,6 +152,7 @@ def source_key(parsed: ParsedFunction, *extra: str) -> str:
         ]
     for _, custom in sorted(parsed.customs().items()):
         parts += custom.sources()
+    parts.append(f"optimize={optimizer.enabled()}")
     return compile_stage.cache_key(parts + list(extra))
 
 
@@ -201,14 +204,16 @@ def _build_adjoint_module(parsed: ParsedFunction, request: Request) -> Built:
         nf = normalized(parsed)
         wrt = [nf.params[k] for k in request.argnums]
         types = typed(nf, parsed, request)
-        primal_text = function_source(nf.node)[0]
+        primal = optimized(nf.node, parsed)
         active, plan, recomputed, recording = analyses(nf, parsed, request, types, wrt)
         outputs = output_count(nf.node)
         with stage("reverse", parsed.name):
             spec = AdjointSpec(wrt, names[1], plan, names[2], shadow)
             functions = build_adjoint(nf, types, active, recording, recomputed, spec, outputs)
-        texts = [primal_text] + [_function_text(f) for f in functions if f is not None]
-        _dump("reverse", texts[1])
+        _dump("reverse", _function_text(functions[0]))
+        functions = [optimized(f, parsed) for f in functions if f is not None]
+        texts = [_function_text(f) for f in [primal] + functions]
+        _dump("optimize", texts[1])
         meta = {"outputs": outputs, "result": types.result.kind}
         # Nothing to checkpoint when nothing is recorded: "auto" then needs no count.
         counting = next(f for f in functions if f is not None and f.name == names[2])
@@ -272,6 +277,12 @@ def analyses(nf: NormalizedFunction, parsed: ParsedFunction, request: Request, t
     return active, plan, recomputed, recording
 
 
+def optimized(function: ast.FunctionDef, parsed: ParsedFunction) -> ast.FunctionDef:
+    """Stage "optimize": an optimized copy of one generated function."""
+    with stage("optimize", parsed.name):
+        return optimizer.optimize(function)
+
+
 def _function_text(function: ast.FunctionDef) -> str:
     return function_source(function, comments=not function.name.endswith("_record_bytes"))[0]
 
@@ -287,12 +298,13 @@ def _build_tangent_module(parsed: ParsedFunction, request: Request) -> Built:
     nf = normalized(parsed)
     wrt = [nf.params[k] for k in request.argnums]
     types = typed(nf, parsed, request)
-    primal_text = function_source(nf.node)[0]
+    primal_text = function_source(optimized(nf.node, parsed))[0]
     outputs = output_count(nf.node)
     with stage("forward", parsed.name):
         tangent = build_tangent(nf, types, wrt, names[1])
-    tangent_text = function_source(tangent)[0]
-    _dump("forward", tangent_text)
+    _dump("forward", function_source(tangent)[0])
+    tangent_text = function_source(optimized(tangent, parsed))[0]
+    _dump("optimize", tangent_text)
     signature = ", ".join(f"{p}: {t}" for p, t in zip(nf.params, request.arg_types))
     header = (
         f"{origin_line(parsed)}\n\nForward mode (tangents) with respect to {', '.join(wrt)}.\n"
@@ -315,7 +327,8 @@ def _build_primal_module(parsed: ParsedFunction) -> Built:
         compile_stage.discard(path)
         nf = normalized(parsed)
         header = f"{origin_line(parsed)}\n\nThe normalized primal; do not edit."
-        text = module_source(header, nf.constants, [function_source(nf.node)[0]])
+        primal = optimized(nf.node, parsed)
+        text = module_source(header, nf.constants, [function_source(primal)[0]])
         compile_stage.write_module(path, text)
         STATS["transforms"] += 1
     return Built(str(path), primal_name(parsed), "", 1, "")

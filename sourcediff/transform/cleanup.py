@@ -1,4 +1,4 @@
-"""Drop adjoint assignments whose value is never read (dead stores).
+"""Drop assignments whose value is never read (dead stores).
 
 The reverse sweep zeroes an adjoint after consuming it (``s_bar = 0.0``) so a
 later loop iteration starts clean; when nothing reads that adjoint again, the
@@ -12,14 +12,25 @@ from __future__ import annotations
 import ast
 import copy
 
+from .effects import is_pure
+
 
 def _names_read(node: ast.AST) -> set[str]:
     return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
 
 
 class _DeadStores:
-    def __init__(self, adjoints: set[str]):
+    def __init__(self, adjoints: set[str], pure_assignments: bool = False, everything=()):
         self.adjoints = adjoints
+        self.everything = everything  # every name of the function
+        self.pure_assignments = pure_assignments  # also drop any unread ``name = pure``
+
+    def removable(self, stmt, target: ast.expr) -> bool:
+        if not isinstance(target, ast.Name):
+            return False
+        if target.id in self.adjoints:
+            return True
+        return self.pure_assignments and isinstance(stmt, ast.Assign) and is_pure(stmt.value)
 
     def block(self, stmts: list[ast.stmt], live: set[str]) -> tuple[list[ast.stmt], set[str]]:
         out: list[ast.stmt] = []
@@ -42,6 +53,8 @@ class _DeadStores:
             return self.loop(stmt, live)
         if isinstance(stmt, ast.Return):
             return stmt, _names_read(stmt)
+        if isinstance(stmt, (ast.Break, ast.Continue)):
+            return stmt, set(self.everything)  # what is live after the loop, at most
         filled = _filled_array(stmt)
         if filled in self.adjoints and filled not in live:
             return None, live  # zeroing an adjoint array nothing reads again
@@ -49,17 +62,21 @@ class _DeadStores:
 
     def assign(self, stmt, live: set[str]):
         target = stmt.targets[0] if isinstance(stmt, ast.Assign) else stmt.target
-        if isinstance(target, ast.Name) and target.id in self.adjoints:
+        if len(getattr(stmt, "targets", ())) <= 1 and self.removable(stmt, target):
             if target.id not in live:
                 return None, live
             if isinstance(stmt, ast.Assign):
                 live = live - {target.id}
             return stmt, live | _names_read(stmt.value)
+        if isinstance(stmt, ast.AugAssign) and isinstance(target, ast.Name):
+            live = live | {target.id}  # ``n += 1`` reads ``n``
         return stmt, live | _names_read(stmt)
 
     def loop(self, loop, live_after: set[str]):
         header = _names_read(loop.iter if isinstance(loop, ast.For) else loop.test)
         live_in = set(live_after)
+        if isinstance(loop, ast.While):
+            live_in |= header  # the test runs again after every iteration
         original = loop.body
         while True:
             loop.body = [copy.deepcopy(s) for s in original]  # the block rewrites its input
@@ -83,4 +100,19 @@ def _filled_array(stmt: ast.stmt) -> str:
 
 def drop_dead_adjoint_stores(function: ast.FunctionDef, adjoints: set[str]) -> None:
     """Remove, in place, assignments to names in ``adjoints`` that are never read."""
-    function.body, _ = _DeadStores(adjoints).block(function.body, set())
+    everything = {n.id for n in ast.walk(function) if isinstance(n, ast.Name)}
+    function.body, _ = _DeadStores(adjoints, everything=everything).block(function.body, set())
+
+
+def drop_dead_stores(function: ast.FunctionDef) -> None:
+    """Remove, in place, every ``name = value`` with a pure value that nothing reads.
+
+    >>> fn = ast.parse("def f(x):\\n    n = len(x)\\n    y = x * 2.0\\n    return x").body[0]
+    >>> drop_dead_stores(fn)
+    >>> print(ast.unparse(fn))
+    def f(x):
+        return x
+    """
+    everything = {n.id for n in ast.walk(function) if isinstance(n, ast.Name)}
+    dead_stores = _DeadStores(set(), pure_assignments=True, everything=everything)
+    function.body, _ = dead_stores.block(function.body, set())

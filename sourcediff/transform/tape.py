@@ -32,6 +32,14 @@ def _parse(source: str) -> ast.stmt:
     return ast.parse(source).body[0]
 
 
+def _record(source: str, *changed: str) -> ast.stmt:
+    """A record statement that changes only ``changed``: fresh tapes, their tops and
+    lists that nothing else aliases (the optimizer moves pure values across it)."""
+    stmt = _parse(source)
+    stmt.record_writes = frozenset(changed)
+    return stmt
+
+
 @dataclass
 class Tape:
     """One stack of saved values of ``var`` in one outermost loop."""
@@ -75,10 +83,13 @@ class Tapes:
         tape.sites.append(list(loops))
         if element is None:
             self.loop_saved.add(var)
-        push = [_parse(f"{tape.name}[{tape.top}] = {value}"), _parse(f"{tape.top} += 1")]
+        push = [
+            _record(f"{tape.name}[{tape.top}] = {value}", tape.name),
+            _record(f"{tape.top} += 1", tape.top),
+        ]
         if not self._exact(tape, loops):
             tape.exact = False
-        pop = [_parse(f"{tape.top} -= 1"), _parse(f"{value} = {tape.name}[{tape.top}]")]
+        pop = [_record(f"{tape.top} -= 1", tape.top), _parse(f"{value} = {tape.name}[{tape.top}]")]
         return push, pop
 
     def _save_region(self, var: str, element: ast.Subscript, loops):
@@ -97,7 +108,7 @@ class Tapes:
             self.region_types[key] = item
         refs = self.reference_lists[key]
         self.loop_saved.discard(var)
-        return [_parse(f"{refs}.append({copy})")], [_parse(f"{region} = {refs}.pop()")]
+        return [_record(f"{refs}.append({copy})", refs)], [_parse(f"{region} = {refs}.pop()")]
 
     def _save_reference(self, var: str):
         """Arrays rebound in a loop: keep each old array alive in a typed list."""
@@ -105,7 +116,9 @@ class Tapes:
             self.reference_lists[var] = self.namer.fresh(f"{var}_refs")
         self.loop_saved.add(var)
         refs = self.reference_lists[var]
-        return [_parse(f"{refs}.append({var})")], [_parse(f"{var} = {refs}.pop()")]
+        return [_record(f"{refs}.append({var})", refs)], [
+            _record(f"{var} = {refs}.pop()", refs, var)
+        ]
 
     def finish_pushes(self, fwd: list[ast.stmt]) -> None:
         """Make room in growable tapes: once before each innermost ``for`` loop that pushes
@@ -125,7 +138,8 @@ class Tapes:
             else:
                 tape = self._growable_push(stmt)
                 if tape is not None and isinstance(innermost, ast.While):
-                    out.append(_parse(f"{tape.name} = reserve({tape.name}, {tape.top} + 1)"))
+                    reserve = f"{tape.name} = reserve({tape.name}, {tape.top} + 1)"
+                    out.append(_record(reserve, tape.name))
             out.append(stmt)
         return out
 
@@ -145,7 +159,7 @@ class Tapes:
                 if count == 1
                 else f"{tapes[name].top} + {count} * {trips}"
             )
-            out.append(_parse(f"{name} = reserve({name}, {needed})"))
+            out.append(_record(f"{name} = reserve({name}, {needed})", name))
         return out
 
     def _growable_push(self, stmt: ast.stmt) -> Tape | None:

@@ -24,12 +24,9 @@ def first_crossing(x, limit):
         n_i = n_i + 1
         skip = False
         # golden_functions.py:31: x = x * 1.1 + 0.01 * i
-        t1 = x * 1.1
-        t2 = 0.01 * i
-        x = t1 + t2
+        x = x * 1.1 + 0.01 * i
         # golden_functions.py:32: if x > limit:
-        t3 = x > limit
-        if t3:
+        if x > limit:
             # golden_functions.py:33: return x * i
             result = x * i
             returned = True
@@ -38,11 +35,9 @@ def first_crossing(x, limit):
         # golden_functions.py:30: for i in range(1, 100):
         if broke:
             break
-    t4 = not returned
-    if t4:
+    if not returned:
         # golden_functions.py:34: return -x
         result = -x
-        returned = True
     # golden_functions.py:34: return -x
     return result
 
@@ -50,7 +45,6 @@ def first_crossing(x, limit):
 def first_crossing_vjp(x, limit, first_crossing_bar):
     # forward sweep
     t3 = False
-    t3_tape = np.empty(0, np.bool_)
     t3_top = 0
     # golden_functions.py:29: def first_crossing(x, limit):
     returned = False
@@ -62,9 +56,7 @@ def first_crossing_vjp(x, limit, first_crossing_bar):
         n_i = n_i + 1
         skip = False
         # golden_functions.py:31: x = x * 1.1 + 0.01 * i
-        t1 = x * 1.1
-        t2 = 0.01 * i
-        x = t1 + t2
+        x = x * 1.1 + 0.01 * i
         t3_tape[t3_top] = t3
         t3_top += 1
         # golden_functions.py:32: if x > limit:
@@ -82,14 +74,12 @@ def first_crossing_vjp(x, limit, first_crossing_bar):
     if t4:
         # golden_functions.py:34: return -x
         result = -x
-        returned = True
-    value = result
     # reverse sweep
     x_bar = 0.0
     result_bar = first_crossing_bar
     if t4:
         # golden_functions.py:34: return -x
-        x_bar -= result_bar
+        x_bar = -result_bar
         result_bar = 0.0
     for i in range(1 + (n_i - 1), 0, -1):
         # golden_functions.py:32: if x > limit:
@@ -99,36 +89,28 @@ def first_crossing_vjp(x, limit, first_crossing_bar):
             result_bar = 0.0
         t3_top -= 1
         t3 = t3_tape[t3_top]
-        # golden_functions.py:31: x = x * 1.1 + 0.01 * i
-        t1_bar = x_bar
-        x_bar = 1.1 * t1_bar
-    return (value, (x_bar, 0.0))
+        x_bar = 1.1 * x_bar
+    return (result, (x_bar, 0.0))
 
 
 def first_crossing_record_bytes(x, limit):
     recorded_bytes = 0
     peak_bytes = 0
-    t3 = False
     returned = False
     broke = False
     n_i = 0
     for i in range(1, 100):
         n_i = n_i + 1
         skip = False
-        t1 = x * 1.1
-        t2 = 0.01 * i
-        x = t1 + t2
+        x = x * 1.1 + 0.01 * i
         recorded_bytes += 1
-        t3 = x > limit
-        if t3:
+        if x > limit:
             result = x * i
             returned = True
             broke = True
             skip = True
         if broke:
             break
-    t4 = not returned
-    if t4:
-        result = -x
-        returned = True
+    if not returned:
+        pass
     return recorded_bytes + peak_bytes

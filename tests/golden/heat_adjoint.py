@@ -23,48 +23,28 @@ def heat(u0, alpha, steps):
     # golden_functions.py:48: v = np.zeros(n)
     v = np.zeros(n)
     # golden_functions.py:49: for _ in range(steps):
-    n_iter = len(range(steps))
     for _ in range(steps):
         # golden_functions.py:50: for i in range(1, n - 1):
-        t1 = n - 1
-        n_i = len(range(1, t1))
-        for i in range(1, t1):
+        for i in range(1, n - 1):
             # golden_functions.py:51: v[i] = u[i] + alpha * (u[i - 1] - 2.0 * u[i] + u[i + 1])
             t2 = u[i]
-            t3 = i - 1
-            t4 = u[t3]
-            t5 = u[i]
-            t6 = 2.0 * t5
-            t7 = t4 - t6
-            t8 = i + 1
-            t9 = u[t8]
-            t10 = t7 + t9
-            t11 = alpha * t10
-            t12 = t2 + t11
-            v[i] = t12
+            v[i] = t2 + alpha * (u[i - 1] - 2.0 * t2 + u[i + 1])
         # golden_functions.py:52: v[0] = u[0]
-        t13 = u[0]
-        v[0] = t13
+        v[0] = u[0]
         # golden_functions.py:53: v[n - 1] = u[n - 1]
         t14 = n - 1
-        t15 = n - 1
-        t16 = u[t15]
-        v[t14] = t16
+        v[t14] = u[t14]
         # golden_functions.py:54: u, v = v, u
         u, v = (v, u)
     # golden_functions.py:55: return np.sum(u * u)
-    t17 = u * u
-    t18 = np.sum(t17)
-    return t18
+    return np.sum(u * u)
 
 
 def heat_vjp(u0, alpha, steps, heat_bar):
     # forward sweep
     n_i = 0
     t10 = 0.0
-    n_i_tape = np.empty(0, np.int64)
     n_i_top = 0
-    t10_tape = np.empty(0, np.float64)
     t10_top = 0
     # golden_functions.py:46: n = u0.shape[0]
     n = u0.shape[0]
@@ -86,43 +66,29 @@ def heat_vjp(u0, alpha, steps, heat_bar):
             # golden_functions.py:51: v[i] = u[i] + alpha * (u[i - 1] - 2.0 * u[i] + u[i + 1])
             t2 = u[i]
             t3 = i - 1
-            t4 = u[t3]
-            t5 = u[i]
-            t6 = 2.0 * t5
-            t7 = t4 - t6
             t8 = i + 1
-            t9 = u[t8]
             t10_tape[t10_top] = t10
             t10_top += 1
-            t10 = t7 + t9
-            t11 = alpha * t10
-            t12 = t2 + t11
-            v[i] = t12
+            t10 = u[t3] - 2.0 * t2 + u[t8]
+            v[i] = t2 + alpha * t10
         # golden_functions.py:52: v[0] = u[0]
-        t13 = u[0]
-        v[0] = t13
+        v[0] = u[0]
         # golden_functions.py:53: v[n - 1] = u[n - 1]
         t14 = n - 1
         t15 = n - 1
-        t16 = u[t15]
-        v[t14] = t16
+        v[t14] = u[t15]
         # golden_functions.py:54: u, v = v, u
         u, v = (v, u)
     # golden_functions.py:55: return np.sum(u * u)
     t17 = u * u
-    t18 = np.sum(t17)
-    value = t18
+    value = np.sum(t17)
     # reverse sweep
     u0_bar = np.zeros_like(u0)
     alpha_bar = 0.0
-    t12_bar = 0.0
-    t13_bar = 0.0
-    t16_bar = 0.0
     t17_bar = np.zeros_like(t17)
     u_bar = np.zeros_like(u)
     v_bar = np.zeros_like(v)
-    t18_bar = heat_bar
-    add_into(t17_bar, t18_bar)
+    add_into(t17_bar, heat_bar)
     add_into(u_bar, sum_to(2.0 * (u * t17_bar), u_bar))
     # golden_functions.py:49: for _ in range(steps):
     for _ in range(n_iter - 1, -1, -1):
@@ -131,39 +97,29 @@ def heat_vjp(u0, alpha, steps, heat_bar):
         v_bar, u_bar = (u_bar, v_bar)
         # golden_functions.py:53: v[n - 1] = u[n - 1]
         t14 = n - 1
-        t16_bar += v_bar[t14]
+        t16_bar = v_bar[t14]
         v_bar[t14] = 0.0
         t15 = n - 1
         u_bar[t15] += t16_bar
-        t16_bar = 0.0
         # golden_functions.py:52: v[0] = u[0]
-        t13_bar += v_bar[0]
+        t13_bar = v_bar[0]
         v_bar[0] = 0.0
         u_bar[0] += t13_bar
-        t13_bar = 0.0
         # golden_functions.py:50: for i in range(1, n - 1):
         for i in range(1 + (n_i - 1), 0, -1):
             # golden_functions.py:51: v[i] = u[i] + alpha * (u[i - 1] - 2.0 * u[i] + u[i + 1])
-            t12_bar += v_bar[i]
+            t12_bar = v_bar[i]
             v_bar[i] = 0.0
-            t2_bar = t12_bar
-            t11_bar = t12_bar
-            t12_bar = 0.0
-            alpha_bar += t10 * t11_bar
-            t10_bar = alpha * t11_bar
-            t7_bar = t10_bar
-            t9_bar = t10_bar
+            alpha_bar += t10 * t12_bar
+            t10_bar = alpha * t12_bar
             t10_top -= 1
             t10 = t10_tape[t10_top]
             t8 = i + 1
-            u_bar[t8] += t9_bar
-            t4_bar = t7_bar
-            t6_bar = -t7_bar
-            t5_bar = 2.0 * t6_bar
-            u_bar[i] += t5_bar
+            u_bar[t8] += t10_bar
+            u_bar[i] += 2.0 * -t10_bar
             t3 = i - 1
-            u_bar[t3] += t4_bar
-            u_bar[i] += t2_bar
+            u_bar[t3] += t10_bar
+            u_bar[i] += t12_bar
         n_i_top -= 1
         n_i = n_i_tape[n_i_top]
     # golden_functions.py:47: u = u0.copy()
@@ -174,37 +130,20 @@ def heat_vjp(u0, alpha, steps, heat_bar):
 def heat_record_bytes(u0, alpha, steps):
     recorded_bytes = 0
     peak_bytes = 0
-    n_i = 0
-    t10 = 0.0
     n = u0.shape[0]
     u = np.copy(u0)
     v = np.zeros(n)
-    n_iter = len(range(steps))
     for _ in range(steps):
         t1 = n - 1
         recorded_bytes += 8
-        n_i = len(range(1, t1))
         for i in range(1, t1):
             t2 = u[i]
-            t3 = i - 1
-            t4 = u[t3]
-            t5 = u[i]
-            t6 = 2.0 * t5
-            t7 = t4 - t6
-            t8 = i + 1
-            t9 = u[t8]
+            t7 = u[i - 1] - 2.0 * t2
+            t9 = u[i + 1]
             recorded_bytes += 8
-            t10 = t7 + t9
-            t11 = alpha * t10
-            t12 = t2 + t11
-            v[i] = t12
-        t13 = u[0]
-        v[0] = t13
+            v[i] = t2 + alpha * (t7 + t9)
+        v[0] = u[0]
         t14 = n - 1
-        t15 = n - 1
-        t16 = u[t15]
-        v[t14] = t16
+        v[t14] = u[t14]
         u, v = (v, u)
-    t17 = u * u
-    t18 = np.sum(t17)
     return recorded_bytes + peak_bytes

@@ -27,52 +27,29 @@ def heat(u0, alpha, steps):
     # golden_functions.py:48: v = np.zeros(n)
     v = np.zeros(n)
     # golden_functions.py:49: for _ in range(steps):
-    n_iter = len(range(steps))
     for _ in range(steps):
         # golden_functions.py:50: for i in range(1, n - 1):
-        t1 = n - 1
-        n_i = len(range(1, t1))
-        for i in range(1, t1):
+        for i in range(1, n - 1):
             # golden_functions.py:51: v[i] = u[i] + alpha * (u[i - 1] - 2.0 * u[i] + u[i + 1])
             t2 = u[i]
-            t3 = i - 1
-            t4 = u[t3]
-            t5 = u[i]
-            t6 = 2.0 * t5
-            t7 = t4 - t6
-            t8 = i + 1
-            t9 = u[t8]
-            t10 = t7 + t9
-            t11 = alpha * t10
-            t12 = t2 + t11
-            v[i] = t12
+            v[i] = t2 + alpha * (u[i - 1] - 2.0 * t2 + u[i + 1])
         # golden_functions.py:52: v[0] = u[0]
-        t13 = u[0]
-        v[0] = t13
+        v[0] = u[0]
         # golden_functions.py:53: v[n - 1] = u[n - 1]
         t14 = n - 1
-        t15 = n - 1
-        t16 = u[t15]
-        v[t14] = t16
+        v[t14] = u[t14]
         # golden_functions.py:54: u, v = v, u
         u, v = (v, u)
     # golden_functions.py:55: return np.sum(u * u)
-    t17 = u * u
-    t18 = np.sum(t17)
-    return t18
+    return np.sum(u * u)
 
 
 def heat_vjp(u0, alpha, steps, heat_bar):
     # forward sweep
-    n_i = 0
     t10 = 0.0
-    t10_tape = np.empty(0, np.float64)
     t10_top = 0
-    u = np.empty((0,), np.float64)
-    v = np.empty((0,), np.float64)
     u_snapshots = List.empty_list(ARRAY_float64_1D_C)
     v_snapshots = List.empty_list(ARRAY_float64_1D_C)
-    snapshots_top = 0
     # golden_functions.py:46: n = u0.shape[0]
     n = u0.shape[0]
     # golden_functions.py:47: u = u0.copy()
@@ -92,7 +69,6 @@ def heat_vjp(u0, alpha, steps, heat_bar):
     for _ in range(steps):
         # golden_functions.py:50: for i in range(1, n - 1):
         t1 = n - 1
-        n_i = len(range(1, t1))
         for i in range(1, t1):
             # golden_functions.py:51: v[i] = u[i] + alpha * (u[i - 1] - 2.0 * u[i] + u[i + 1])
             t2 = u[i]
@@ -119,19 +95,14 @@ def heat_vjp(u0, alpha, steps, heat_bar):
         u, v = (v, u)
     # golden_functions.py:55: return np.sum(u * u)
     t17 = u * u
-    t18 = np.sum(t17)
-    value = t18
+    value = np.sum(t17)
     # reverse sweep
     u0_bar = np.zeros_like(u0)
     alpha_bar = 0.0
-    t12_bar = 0.0
-    t13_bar = 0.0
-    t16_bar = 0.0
     t17_bar = np.zeros_like(t17)
     u_bar = np.zeros_like(u)
     v_bar = np.zeros_like(v)
-    t18_bar = heat_bar
-    add_into(t17_bar, t18_bar)
+    add_into(t17_bar, heat_bar)
     add_into(u_bar, sum_to(2.0 * (u * t17_bar), u_bar))
     # golden_functions.py:49: for _ in range(steps):
     actions = revolve_actions(n_iter, 4)
@@ -139,10 +110,8 @@ def heat_vjp(u0, alpha, steps, heat_bar):
         action = actions[a, 0]
         if action == 0:
             for it in range(actions[a, 1], actions[a, 2]):
-                _ = 0 + it * 1
                 # golden_functions.py:50: for i in range(1, n - 1):
                 t1 = n - 1
-                n_i = len(range(1, t1))
                 for i in range(1, t1):
                     # golden_functions.py:51: v[i] = u[i] + alpha * (u[i - 1] - 2.0 * u[i] + u[i + 1])
                     t2 = u[i]
@@ -182,10 +151,8 @@ def heat_vjp(u0, alpha, steps, heat_bar):
             u = u_snapshots[slot].copy()
             v = v_snapshots[slot].copy()
         else:
-            _ = 0 + actions[a, 1] * 1
             # golden_functions.py:50: for i in range(1, n - 1):
             t1 = n - 1
-            n_i_prev = n_i
             n_i = len(range(1, t1))
             t10_tape = np.empty(n_i, np.float64)
             for i in range(1, t1):
@@ -218,39 +185,28 @@ def heat_vjp(u0, alpha, steps, heat_bar):
             v_bar, u_bar = (u_bar, v_bar)
             # golden_functions.py:53: v[n - 1] = u[n - 1]
             t14 = n - 1
-            t16_bar += v_bar[t14]
+            t16_bar = v_bar[t14]
             v_bar[t14] = 0.0
             u_bar[t15] += t16_bar
-            t16_bar = 0.0
             # golden_functions.py:52: v[0] = u[0]
-            t13_bar += v_bar[0]
+            t13_bar = v_bar[0]
             v_bar[0] = 0.0
             u_bar[0] += t13_bar
-            t13_bar = 0.0
             # golden_functions.py:50: for i in range(1, n - 1):
             for i in range(1 + (n_i - 1), 0, -1):
                 # golden_functions.py:51: v[i] = u[i] + alpha * (u[i - 1] - 2.0 * u[i] + u[i + 1])
-                t12_bar += v_bar[i]
+                t12_bar = v_bar[i]
                 v_bar[i] = 0.0
-                t2_bar = t12_bar
-                t11_bar = t12_bar
-                t12_bar = 0.0
-                alpha_bar += t10 * t11_bar
-                t10_bar = alpha * t11_bar
-                t7_bar = t10_bar
-                t9_bar = t10_bar
+                alpha_bar += t10 * t12_bar
+                t10_bar = alpha * t12_bar
                 t10_top -= 1
                 t10 = t10_tape[t10_top]
                 t8 = i + 1
-                u_bar[t8] += t9_bar
-                t4_bar = t7_bar
-                t6_bar = -t7_bar
-                t5_bar = 2.0 * t6_bar
-                u_bar[i] += t5_bar
+                u_bar[t8] += t10_bar
+                u_bar[i] += 2.0 * -t10_bar
                 t3 = i - 1
-                u_bar[t3] += t4_bar
-                u_bar[i] += t2_bar
-            n_i = n_i_prev
+                u_bar[t3] += t10_bar
+                u_bar[i] += t12_bar
     u = u_snapshots[0].copy()
     v = v_snapshots[0].copy()
     # golden_functions.py:47: u = u0.copy()
@@ -261,10 +217,6 @@ def heat_vjp(u0, alpha, steps, heat_bar):
 def heat_record_bytes(u0, alpha, steps):
     recorded_bytes = 0
     peak_bytes = 0
-    n_i = 0
-    t10 = 0.0
-    u = np.empty((0,), np.float64)
-    v = np.empty((0,), np.float64)
     n = u0.shape[0]
     u = np.copy(u0)
     v = np.zeros(n)
@@ -273,31 +225,16 @@ def heat_record_bytes(u0, alpha, steps):
     recorded_bytes += 4 * v.nbytes
     for _ in range(steps):
         iteration_bytes = 0
-        t1 = n - 1
-        n_i = len(range(1, t1))
-        for i in range(1, t1):
+        for i in range(1, n - 1):
             t2 = u[i]
-            t3 = i - 1
-            t4 = u[t3]
-            t5 = u[i]
-            t6 = 2.0 * t5
-            t7 = t4 - t6
-            t8 = i + 1
-            t9 = u[t8]
+            t7 = u[i - 1] - 2.0 * t2
+            t9 = u[i + 1]
             iteration_bytes += 8
-            t10 = t7 + t9
-            t11 = alpha * t10
-            t12 = t2 + t11
-            v[i] = t12
-        t13 = u[0]
-        v[0] = t13
+            v[i] = t2 + alpha * (t7 + t9)
+        v[0] = u[0]
         t14 = n - 1
-        t15 = n - 1
-        t16 = u[t15]
-        v[t14] = t16
+        v[t14] = u[t14]
         u, v = (v, u)
         peak_bytes = max(peak_bytes, iteration_bytes)
-    t17 = u * u
-    t18 = np.sum(t17)
     recorded_bytes += revolve_actions(n_iter, 4).nbytes
     return recorded_bytes + peak_bytes

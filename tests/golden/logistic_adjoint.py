@@ -20,24 +20,15 @@ def logistic(k, y0, n):
     # golden_functions.py:39: dt = 1e-3
     dt = 0.001
     # golden_functions.py:40: for _ in range(n):
-    n_iter = len(range(n))
     for _ in range(n):
         # golden_functions.py:41: y = y + dt * k * y * (1.0 - y)
-        t1 = dt * k
-        t2 = t1 * y
-        t3 = 1.0 - y
-        t4 = t2 * t3
-        t5 = y + t4
-        y = t5
+        y = y + dt * k * y * (1.0 - y)
     # golden_functions.py:42: return y * y
-    t6 = y * y
-    return t6
+    return y * y
 
 
 def logistic_vjp(k, y0, n, logistic_bar):
     # forward sweep
-    y = 0.0
-    y_tape = np.empty(0, np.float64)
     y_top = 0
     # golden_functions.py:38: y = y0
     y = y0
@@ -51,53 +42,31 @@ def logistic_vjp(k, y0, n, logistic_bar):
         t1 = dt * k
         t2 = t1 * y
         t3 = 1.0 - y
-        t4 = t2 * t3
-        t5 = y + t4
         y_tape[y_top] = y
         y_top += 1
-        y = t5
-    # golden_functions.py:42: return y * y
-    t6 = y * y
-    value = t6
+        y = y + t2 * t3
+    value = y * y
     # reverse sweep
     k_bar = 0.0
-    t6_bar = logistic_bar
-    y_bar = 2.0 * (y * t6_bar)
-    # golden_functions.py:40: for _ in range(n):
+    y_bar = 2.0 * (y * logistic_bar)
     for _ in range(n_iter - 1, -1, -1):
         # golden_functions.py:41: y = y + dt * k * y * (1.0 - y)
-        t5_bar = y_bar
         y_top -= 1
         y = y_tape[y_top]
-        y_bar = t5_bar
-        t4_bar = t5_bar
         t3 = 1.0 - y
         t1 = dt * k
         t2 = t1 * y
-        t2_bar = t3 * t4_bar
-        t3_bar = t2 * t4_bar
-        y_bar -= t3_bar
+        t2_bar = t3 * y_bar
+        y_bar -= t2 * y_bar
         t1_bar = y * t2_bar
         y_bar += t1 * t2_bar
         k_bar += dt * t1_bar
-    y0_bar = y_bar
-    return (value, (k_bar, y0_bar))
+    return (value, (k_bar, y_bar))
 
 
 def logistic_record_bytes(k, y0, n):
     recorded_bytes = 0
     peak_bytes = 0
-    y = 0.0
-    y = y0
-    dt = 0.001
-    n_iter = len(range(n))
     for _ in range(n):
-        t1 = dt * k
-        t2 = t1 * y
-        t3 = 1.0 - y
-        t4 = t2 * t3
-        t5 = y + t4
         recorded_bytes += 8
-        y = t5
-    t6 = y * y
     return recorded_bytes + peak_bytes

@@ -19,15 +19,12 @@ from sourcediff.runtime import add_into, matmul, matmul_adjoint_left, matmul_adj
 def mlp_loss(w1, b1, w2, x, y):
     # golden_functions.py:59: h = np.tanh(w1 @ x + b1)
     t1 = matmul(w1, x)
-    t2 = t1 + b1
-    h = np.tanh(t2)
+    h = np.tanh(t1 + b1)
     # golden_functions.py:60: d = w2 @ h - y
     t3 = matmul(w2, h)
     d = t3 - y
     # golden_functions.py:61: return np.sum(d * d)
-    t4 = d * d
-    t5 = np.sum(t4)
-    return t5
+    return np.sum(d * d)
 
 
 def mlp_loss_vjp(w1, b1, w2, x, y, mlp_loss_bar):
@@ -41,8 +38,7 @@ def mlp_loss_vjp(w1, b1, w2, x, y, mlp_loss_bar):
     d = t3 - y
     # golden_functions.py:61: return np.sum(d * d)
     t4 = d * d
-    t5 = np.sum(t4)
-    value = t5
+    value = np.sum(t4)
     # reverse sweep
     w1_bar = np.zeros_like(w1)
     b1_bar = np.zeros_like(b1)
@@ -53,8 +49,7 @@ def mlp_loss_vjp(w1, b1, w2, x, y, mlp_loss_bar):
     t2_bar = np.zeros_like(t2)
     t3_bar = np.zeros_like(t3)
     t4_bar = np.zeros_like(t4)
-    t5_bar = mlp_loss_bar
-    add_into(t4_bar, t5_bar)
+    add_into(t4_bar, mlp_loss_bar)
     add_into(d_bar, sum_to(2.0 * (d * t4_bar), d_bar))
     # golden_functions.py:60: d = w2 @ h - y
     add_into(t3_bar, sum_to(d_bar, t3_bar))
@@ -72,10 +67,6 @@ def mlp_loss_record_bytes(w1, b1, w2, x, y):
     recorded_bytes = 0
     peak_bytes = 0
     t1 = matmul(w1, x)
-    t2 = t1 + b1
-    h = np.tanh(t2)
+    h = np.tanh(t1 + b1)
     t3 = matmul(w2, h)
-    d = t3 - y
-    t4 = d * d
-    t5 = np.sum(t4)
     return recorded_bytes + peak_bytes

@@ -18,39 +18,24 @@ from sourcediff.runtime import reserve
 
 def newton_sqrt(a):
     # golden_functions.py:23: x = a if a > 1.0 else 1.0
-    t2 = a > 1.0
-    if t2:
+    if a > 1.0:
         t1 = a
     else:
         t1 = 1.0
     x = t1
     # golden_functions.py:24: while abs(x * x - a) > 1e-12 * a:
-    t3 = x * x
-    t4 = t3 - a
-    t5 = abs(t4)
-    t6 = 1e-12 * a
-    running = t5 > t6
-    n_iter = 0
+    running = abs(x * x - a) > 1e-12 * a
     while running:
-        n_iter = n_iter + 1
         # golden_functions.py:25: x = 0.5 * (x + a / x)
-        t7 = a / x
-        t8 = x + t7
-        x = 0.5 * t8
+        x = 0.5 * (x + a / x)
         # golden_functions.py:24: while abs(x * x - a) > 1e-12 * a:
-        t9 = x * x
-        t10 = t9 - a
-        t11 = abs(t10)
-        t12 = 1e-12 * a
-        running = t11 > t12
+        running = abs(x * x - a) > 1e-12 * a
     # golden_functions.py:26: return x
     return x
 
 
 def newton_sqrt_vjp(a, newton_sqrt_bar):
     # forward sweep
-    x = 0.0
-    x_tape = np.empty(0, np.float64)
     x_top = 0
     # golden_functions.py:23: x = a if a > 1.0 else 1.0
     t2 = a > 1.0
@@ -60,28 +45,19 @@ def newton_sqrt_vjp(a, newton_sqrt_bar):
         t1 = 1.0
     x = t1
     # golden_functions.py:24: while abs(x * x - a) > 1e-12 * a:
-    t3 = x * x
-    t4 = t3 - a
-    t5 = abs(t4)
-    t6 = 1e-12 * a
-    running = t5 > t6
+    running = abs(x * x - a) > 1e-12 * a
     n_iter = 0
     x_tape = np.empty(16, np.float64)
     while running:
         n_iter = n_iter + 1
         # golden_functions.py:25: x = 0.5 * (x + a / x)
         t7 = a / x
-        t8 = x + t7
         x_tape = reserve(x_tape, x_top + 1)
         x_tape[x_top] = x
         x_top += 1
-        x = 0.5 * t8
+        x = 0.5 * (x + t7)
         # golden_functions.py:24: while abs(x * x - a) > 1e-12 * a:
-        t9 = x * x
-        t10 = t9 - a
-        t11 = abs(t10)
-        t12 = 1e-12 * a
-        running = t11 > t12
+        running = abs(x * x - a) > 1e-12 * a
     value = x
     # reverse sweep
     a_bar = 0.0
@@ -92,42 +68,27 @@ def newton_sqrt_vjp(a, newton_sqrt_bar):
         x_top -= 1
         x = x_tape[x_top]
         x_bar = t8_bar
-        t7_bar = t8_bar
         t7 = a / x
-        a_bar += 1.0 / x * t7_bar
-        x_bar += -t7 / x * t7_bar
-    t1_bar = x_bar
+        a_bar += 1.0 / x * t8_bar
+        x_bar += -t7 / x * t8_bar
     # golden_functions.py:23: x = a if a > 1.0 else 1.0
     if t2:
-        a_bar += t1_bar
+        a_bar += x_bar
     return (value, (a_bar,))
 
 
 def newton_sqrt_record_bytes(a):
     recorded_bytes = 0
     peak_bytes = 0
-    x = 0.0
-    t2 = a > 1.0
-    if t2:
+    if a > 1.0:
         t1 = a
     else:
         t1 = 1.0
     x = t1
-    t3 = x * x
-    t4 = t3 - a
-    t5 = abs(t4)
-    t6 = 1e-12 * a
-    running = t5 > t6
-    n_iter = 0
+    running = abs(x * x - a) > 1e-12 * a
     while running:
-        n_iter = n_iter + 1
-        t7 = a / x
-        t8 = x + t7
+        t8 = x + a / x
         recorded_bytes += 8
         x = 0.5 * t8
-        t9 = x * x
-        t10 = t9 - a
-        t11 = abs(t10)
-        t12 = 1e-12 * a
-        running = t11 > t12
+        running = abs(x * x - a) > 1e-12 * a
     return recorded_bytes + peak_bytes

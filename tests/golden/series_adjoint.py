@@ -18,27 +18,14 @@ def series(x, y, n):
     # golden_functions.py:13: s = 0.0
     s = 0.0
     # golden_functions.py:14: for i in range(n):
-    n_i = len(range(n))
     for i in range(n):
         # golden_functions.py:15: if s < 3.0:
-        t1 = s < 3.0
-        if t1:
+        if s < 3.0:
             # golden_functions.py:16: s += math.sin(x * i) * y
-            t2 = x * i
-            t3 = math.sin(t2)
-            t4 = t3 * y
-            t5 = s + t4
-            s = t5
+            s = s + math.sin(x * i) * y
         else:
             # golden_functions.py:18: s = s * 0.5 + helper(x, y)
-            t6 = s * 0.5
-            # golden_functions.py:9: return x * y + math.cos(y)
-            t8 = x * y
-            t9 = math.cos(y)
-            t10 = t8 + t9
-            # golden_functions.py:18: s = s * 0.5 + helper(x, y)
-            t7 = t10
-            s = t6 + t7
+            s = s * 0.5 + (x * y + math.cos(y))
     # golden_functions.py:19: return s
     return s
 
@@ -47,9 +34,7 @@ def series_vjp(x, y, n, series_bar):
     # forward sweep
     t1 = False
     t3 = 0.0
-    t1_tape = np.empty(0, np.bool_)
     t1_top = 0
-    t3_tape = np.empty(0, np.float64)
     t3_top = 0
     # golden_functions.py:13: s = 0.0
     s = 0.0
@@ -68,20 +53,10 @@ def series_vjp(x, y, n, series_bar):
             t3_tape[t3_top] = t3
             t3_top += 1
             t3 = math.sin(t2)
-            t4 = t3 * y
-            t5 = s + t4
-            s = t5
+            s = s + t3 * y
         else:
             # golden_functions.py:18: s = s * 0.5 + helper(x, y)
-            t6 = s * 0.5
-            # golden_functions.py:9: return x * y + math.cos(y)
-            t8 = x * y
-            t9 = math.cos(y)
-            t10 = t8 + t9
-            # golden_functions.py:18: s = s * 0.5 + helper(x, y)
-            t7 = t10
-            s = t6 + t7
-    value = s
+            s = s * 0.5 + (x * y + math.cos(y))
     # reverse sweep
     x_bar = 0.0
     y_bar = 0.0
@@ -90,55 +65,33 @@ def series_vjp(x, y, n, series_bar):
         # golden_functions.py:15: if s < 3.0:
         if t1:
             # golden_functions.py:16: s += math.sin(x * i) * y
-            t5_bar = s_bar
-            s_bar = t5_bar
-            t4_bar = t5_bar
-            t3_bar = y * t4_bar
-            y_bar += t3 * t4_bar
+            t3_bar = y * s_bar
+            y_bar += t3 * s_bar
             t2 = x * i
-            t2_bar = math.cos(t2) * t3_bar
             t3_top -= 1
             t3 = t3_tape[t3_top]
-            x_bar += i * t2_bar
+            x_bar += i * (math.cos(t2) * t3_bar)
         else:
-            # golden_functions.py:18: s = s * 0.5 + helper(x, y)
-            t6_bar = s_bar
-            t7_bar = s_bar
-            t10_bar = t7_bar
             # golden_functions.py:9: return x * y + math.cos(y)
-            t8_bar = t10_bar
-            t9_bar = t10_bar
-            y_bar += -math.sin(y) * t9_bar
-            x_bar += y * t8_bar
-            y_bar += x * t8_bar
-            s_bar = 0.5 * t6_bar
+            y_bar += -math.sin(y) * s_bar
+            x_bar += y * s_bar
+            y_bar += x * s_bar
+            s_bar = 0.5 * s_bar
         t1_top -= 1
         t1 = t1_tape[t1_top]
-    return (value, (x_bar, y_bar))
+    return (s, (x_bar, y_bar))
 
 
 def series_record_bytes(x, y, n):
     recorded_bytes = 0
     peak_bytes = 0
-    t1 = False
-    t3 = 0.0
     s = 0.0
-    n_i = len(range(n))
     for i in range(n):
         recorded_bytes += 1
-        t1 = s < 3.0
-        if t1:
+        if s < 3.0:
             t2 = x * i
             recorded_bytes += 8
-            t3 = math.sin(t2)
-            t4 = t3 * y
-            t5 = s + t4
-            s = t5
+            s = s + math.sin(t2) * y
         else:
-            t6 = s * 0.5
-            t8 = x * y
-            t9 = math.cos(y)
-            t10 = t8 + t9
-            t7 = t10
-            s = t6 + t7
+            s = s * 0.5 + (x * y + math.cos(y))
     return recorded_bytes + peak_bytes

@@ -1,0 +1,100 @@
+"""Common subexpressions: a value computed twice in one block is computed once.
+
+Inlined helpers and rule templates repeat expressions (``0.5 * dt`` once per
+Runge-Kutta stage, ``dt / 6.0`` once per component). Within one statement
+list, ``b = e`` after ``a = e`` becomes ``b = a`` when nothing ``e`` reads has
+changed in between; copy propagation (fold.py) then removes ``b``:
+
+    >>> fn = ast.parse('''
+    ... def f(x, dt):
+    ...     t1 = 0.5 * dt
+    ...     y = x + t1
+    ...     t4 = 0.5 * dt
+    ...     return y * t4
+    ... ''').body[0]
+    >>> share_common_subexpressions(fn)
+    True
+    >>> print(ast.unparse(fn.body[2]))
+    t4 = t1
+
+Names that are changed in place anywhere in the function (stored through, an
+augmented target, a method's receiver, an argument of a call that may change
+it) are never shared, so sharing never makes two arrays one.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections import Counter
+
+from .effects import (
+    has_effects,
+    impure_calls,
+    is_pure,
+    names_changed,
+    names_read,
+    statement_lists,
+)
+
+
+def share_common_subexpressions(function: ast.FunctionDef) -> bool:
+    """Replace, in place, recomputations by the name that already holds them; whether
+    anything changed."""
+    binds = Counter(a.arg for a in function.args.args)
+    for node in ast.walk(function):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            binds[node.id] += 1
+    frozen = {name for name, count in binds.items() if count == 1} - _changed_in_place(function)
+    changed = False
+    for stmts in statement_lists(function):
+        changed |= _share_in_block(stmts, frozen)
+    return changed
+
+
+def _share_in_block(stmts: list[ast.stmt], frozen: set[str]) -> bool:
+    available: dict[str, tuple[str, set[str]]] = {}  # expression dump -> (name, reads)
+    changed = False
+    for stmt in stmts:
+        candidate = _candidate(stmt, frozen)
+        if candidate is not None:
+            key = ast.dump(stmt.value)
+            if key in available:
+                stmt.value = ast.Name(available[key][0], ast.Load())
+                changed = True
+                continue
+        if has_effects(stmt):
+            available.clear()
+        else:
+            rebound = names_changed(stmt)
+            available = {k: v for k, v in available.items() if not (v[1] & rebound)}
+        if candidate is not None:
+            available.setdefault(ast.dump(stmt.value), (candidate, names_read(stmt.value)))
+    return changed
+
+
+def _candidate(stmt: ast.stmt, frozen: set[str]) -> str | None:
+    """The target of ``name = e``, a pure computation bound once and never changed."""
+    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1):
+        return None
+    target = stmt.targets[0]
+    if not isinstance(target, ast.Name) or target.id not in frozen:
+        return None
+    value = stmt.value
+    if isinstance(value, (ast.Name, ast.Constant)) or not is_pure(value):
+        return None
+    return target.id
+
+
+def _changed_in_place(function: ast.FunctionDef) -> set[str]:
+    changed: set[str] = set()
+    for node in ast.walk(function):
+        if isinstance(node, (ast.Subscript, ast.Attribute)) and not isinstance(node.ctx, ast.Load):
+            changed |= names_read(node.value)
+        elif isinstance(node, ast.AugAssign):
+            changed |= names_read(node.target) | {getattr(node.target, "id", "")}
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            changed |= names_read(node.func.value)
+    for call in impure_calls(function):
+        for arg in call.args:
+            changed |= names_read(arg)
+    return changed

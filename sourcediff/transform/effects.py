@@ -1,0 +1,114 @@
+"""What a generated statement reads, writes and changes: the facts the optimizer needs.
+
+An expression is *pure* when evaluating it changes nothing: names, constants,
+arithmetic, subscripts and attributes read, and calls to functions known to
+return a new value (``np.exp``, ``math.log``, ``len``, ``sum_to``). A statement
+has *effects* when it changes memory that a pure expression could read: a store
+into a subscript or attribute, an augmented assignment (in place on arrays), a
+call that is not pure (``add_into(x_bar, g)``, ``t_refs.pop()``), a jump, or a
+compound statement (conservatively). Rebinding a name is not an effect; callers
+compare :func:`names_written` with what they read.
+
+    >>> is_pure(ast.parse("np.exp(-x[i]) * len(y)", mode="eval").body)
+    True
+    >>> is_pure(ast.parse("t_refs.pop()", mode="eval").body)
+    False
+    >>> has_effects(ast.parse("add_into(x_bar, g)").body[0])
+    True
+"""
+
+from __future__ import annotations
+
+import ast
+
+from ..codegen import Comment
+
+PURE_MODULES = ("np", "math")
+# NumPy functions that write into an argument or draw random numbers.
+IMPURE_NUMPY = frozenset({"copyto", "put", "place", "fill_diagonal", "putmask", "random"})
+PURE_BUILTINS = frozenset(
+    {"len", "range", "min", "max", "abs", "float", "int", "bool", "round", "pow"}
+)
+# Runtime helpers (sourcediff/runtime.py) that only return a new value.
+PURE_HELPERS = frozenset(
+    {
+        "sum_to",
+        "first_extreme_mask",
+        "dot",
+        "dot_adjoint_left",
+        "dot_adjoint_right",
+        "max_along",
+        "min_along",
+        "extreme_mask_along",
+    }
+)
+PURE_METHODS = frozenset({"copy", "sum", "reshape", "ravel", "astype", "transpose", "dot"})
+
+
+def is_pure_call(call: ast.Call) -> bool:
+    """Whether calling ``call.func`` returns a value and changes nothing."""
+    func = call.func
+    if isinstance(func, ast.Name):
+        return func.id in PURE_BUILTINS or func.id in PURE_HELPERS
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+        if func.value.id in PURE_MODULES:
+            return func.attr not in IMPURE_NUMPY
+        return func.attr in PURE_METHODS
+    return False
+
+
+def is_pure(expr: ast.expr) -> bool:
+    """Whether evaluating ``expr`` changes nothing (see the module docstring)."""
+    for node in ast.walk(expr):
+        if isinstance(node, ast.Call) and not is_pure_call(node):
+            return False
+        if isinstance(node, (ast.NamedExpr, ast.Lambda, ast.Yield, ast.Await)):
+            return False
+    return True
+
+
+def names_read(node: ast.AST) -> set[str]:
+    """Every name ``node`` loads."""
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+
+def names_written(node: ast.AST) -> set[str]:
+    """Every name ``node`` binds (assignment and loop targets, augmented assignments)."""
+    return {
+        n.id
+        for n in ast.walk(node)
+        if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))
+    }
+
+
+def names_changed(stmt: ast.stmt) -> set[str]:
+    """The names ``stmt`` binds, and for a record statement the tapes and lists it changes."""
+    return names_written(stmt) | set(getattr(stmt, "record_writes", ()))
+
+
+def has_effects(stmt: ast.stmt) -> bool:
+    """Whether ``stmt`` may change memory that a pure expression reads (module docstring).
+    A record statement (tape push or pop, marked by transform/tape.py) changes only the
+    fresh names in its ``record_writes``, which :func:`names_changed` reports."""
+    if isinstance(stmt, (ast.Pass, Comment)) or hasattr(stmt, "record_writes"):
+        return False
+    if not isinstance(stmt, ast.Assign):
+        return True
+    if not all(isinstance(t, ast.Name) for t in stmt.targets):
+        return True
+    return not is_pure(stmt.value)
+
+
+def impure_calls(node: ast.AST) -> list[ast.Call]:
+    """The calls inside ``node`` that may change something."""
+    return [n for n in ast.walk(node) if isinstance(n, ast.Call) and not is_pure_call(n)]
+
+
+def statement_lists(node: ast.AST):
+    """Every statement list (bodies and else branches) inside ``node``, outermost first."""
+    for field in ("body", "orelse"):
+        stmts = getattr(node, field, None)
+        if isinstance(stmts, list) and stmts and isinstance(stmts[0], ast.stmt):
+            yield stmts
+            for stmt in list(stmts):
+                yield from statement_lists(stmt)

@@ -1,0 +1,239 @@
+"""Fold temporaries back into the expressions that use them, and propagate copies.
+
+Three-address code gives every subexpression a name; once the derivative is
+built, most of those names are read exactly once. Folding puts such a value
+back where it is read, so the forward sweep reads like the user's line and
+Numba fuses array expressions without allocating a temporary each:
+
+    >>> text = '''
+    ... def f(x, y):
+    ...     t1 = x - y
+    ...     t2 = np.exp(t1)
+    ...     z = t2 * x
+    ...     return z
+    ... '''
+    >>> fn = ast.parse(text).body[0]
+    >>> fold_temporaries(fn)
+    True
+    >>> print(ast.unparse(fn))
+    def f(x, y):
+        return np.exp(x - y) * x
+
+A copy ``a = b`` is replaced by ``b`` wherever ``a`` is read while ``b`` keeps
+its value, and ``b = a`` right after ``a = b`` is dropped:
+
+    >>> fn = ast.parse('''
+    ... def g(s_bar):
+    ...     t_bar = s_bar
+    ...     s_bar = t_bar
+    ...     u_bar = 2.0 * t_bar
+    ...     w_bar = t_bar * u_bar
+    ...     return w_bar
+    ... ''').body[0]
+    >>> fold_temporaries(fn)
+    True
+    >>> print(ast.unparse(fn))
+    def g(s_bar):
+        return s_bar * (2.0 * s_bar)
+
+Everything moved is pure and nothing it reads changes between where it was
+computed and where it is now computed, so results are bit for bit the same.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+from collections import Counter
+
+from ..codegen import Comment
+from .effects import (
+    has_effects,
+    impure_calls,
+    is_pure,
+    names_changed,
+    names_read,
+    names_written,
+    statement_lists,
+)
+
+
+class _Counts:
+    """How often each name is bound and read in one function."""
+
+    def __init__(self, function: ast.FunctionDef):
+        self.binds: Counter = Counter(a.arg for a in function.args.args)
+        self.reads: Counter = Counter()
+        for node in ast.walk(function):
+            if isinstance(node, ast.Name):
+                if isinstance(node.ctx, ast.Load):
+                    self.reads[node.id] += 1
+                else:
+                    self.binds[node.id] += 1
+            elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+                self.reads[node.target.id] += 1
+
+
+def fold_temporaries(function: ast.FunctionDef) -> bool:
+    """Fold single-use values and propagate copies in ``function``, in place, until
+    nothing changes; whether anything did."""
+    changed = False
+    while _one_round(function):
+        changed = True
+    return changed
+
+
+def _one_round(function: ast.FunctionDef) -> bool:
+    """One sweep over every block; the counts are recomputed for the next sweep, so a
+    sweep leaves a name alone once something it reads has moved."""
+    counts = _Counts(function)
+    touched: set[str] = set()
+    changed = False
+    for stmts in statement_lists(function):
+        index = 0
+        while index < len(stmts):
+            stmt = stmts[index]
+            if names_read(stmt) & touched or names_written(stmt) & touched:
+                index += 1
+                continue
+            moved = names_read(stmt) | names_written(stmt)
+            if _rewrite_at(stmts, index, counts):
+                touched |= moved
+                changed = True
+            else:
+                index += 1
+    return changed
+
+
+def _rewrite_at(stmts: list[ast.stmt], index: int, counts: _Counts) -> bool:
+    stmt = stmts[index]
+    if not (
+        isinstance(stmt, ast.Assign)
+        and len(stmt.targets) == 1
+        and isinstance(stmt.targets[0], ast.Name)
+    ):
+        return False
+    name = stmt.targets[0].id
+    if isinstance(stmt.value, ast.Name):
+        if stmt.value.id == name or _copies_back(stmts, index):
+            del stmts[index]
+            return True
+        if counts.binds[name] == 1:
+            return _propagate_copy(stmts, index, name, stmt.value.id, counts)
+        return False
+    if counts.binds[name] == 1 and counts.reads[name] == 1 and is_pure(stmt.value):
+        return _fold_single_use(stmts, index, name)
+    return False
+
+
+def _copies_back(stmts: list[ast.stmt], index: int) -> bool:
+    """Whether ``stmts[index]`` is ``b = a`` right after ``a = b`` with ``b`` unchanged."""
+    target, source = stmts[index].targets[0].id, stmts[index].value.id
+    for earlier in reversed(stmts[:index]):
+        if isinstance(earlier, Comment):
+            continue
+        if (
+            isinstance(earlier, ast.Assign)
+            and len(earlier.targets) == 1
+            and isinstance(earlier.targets[0], ast.Name)
+            and earlier.targets[0].id == source
+            and isinstance(earlier.value, ast.Name)
+            and earlier.value.id == target
+        ):
+            return True
+        if {target, source} & names_written(earlier):
+            return False
+    return False
+
+
+def _fold_single_use(stmts: list[ast.stmt], index: int, name: str) -> bool:
+    """Move the value of ``name = value`` into the one statement that reads ``name``."""
+    value = stmts[index].value
+    reads = names_read(value)
+    for later in stmts[index + 1 :]:
+        if name in names_read(later):
+            if not _evaluated_once_in(later, name):
+                return False
+            _Substitute(name, value).visit(later)
+            del stmts[index]
+            return True
+        if has_effects(later) or reads & names_changed(later):
+            return False
+    return False
+
+
+def _evaluated_once_in(stmt: ast.stmt, name: str) -> bool:
+    """Whether ``stmt`` reads ``name`` once, where and when the statement starts, and
+    before any of its own effects."""
+    if isinstance(stmt, ast.For):
+        where = stmt.iter
+    elif isinstance(stmt, ast.If):
+        where = stmt.test
+    elif isinstance(stmt, (ast.Assign, ast.AugAssign, ast.Expr, ast.Return)):
+        where = stmt
+    else:
+        return False
+    if name not in names_read(where) or _stored_through(stmt, name):
+        return False
+    calls = impure_calls(where)
+    if not calls:
+        return True
+    # add_into(x_bar, name): the arguments are evaluated before the one call changes anything
+    return (
+        isinstance(stmt, ast.Expr)
+        and len(calls) == 1
+        and calls[0] is stmt.value
+        and name in names_read(ast.Tuple(stmt.value.args, ast.Load()))
+    )
+
+
+def _stored_through(stmt: ast.stmt, name: str) -> bool:
+    """Whether ``stmt`` stores into ``name[...]`` or ``name.attr``, or calls its methods."""
+    for node in ast.walk(stmt):
+        if isinstance(node, (ast.Subscript, ast.Attribute)) and isinstance(node.value, ast.Name):
+            if node.value.id == name and not isinstance(node.ctx, ast.Load):
+                return True
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            if isinstance(node.func.value, ast.Name) and node.func.value.id == name:
+                return True
+    return False
+
+
+def _propagate_copy(stmts, index: int, name: str, source: str, counts: _Counts) -> bool:
+    """Replace the reads of ``name`` (bound once, by ``name = source``) with ``source``
+    when all of them follow in this block and ``source`` is not rebound before the last."""
+    later = stmts[index + 1 :]
+    found = sum(_reads_of(stmt, name) for stmt in later)
+    if found != counts.reads[name] or found == 0:
+        return False
+    last = max(i for i, stmt in enumerate(later) if _reads_of(stmt, name))
+    for stmt in later[:last]:
+        if source in names_written(stmt):
+            return False
+    final = later[last]
+    if source in names_written(final) and not isinstance(final, (ast.Assign, ast.AugAssign)):
+        return False
+    for stmt in later[: last + 1]:
+        _Substitute(name, ast.Name(source, ast.Load())).visit(stmt)
+    del stmts[index]
+    return True
+
+
+def _reads_of(stmt: ast.stmt, name: str) -> int:
+    return sum(
+        1
+        for n in ast.walk(stmt)
+        if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)
+    )
+
+
+class _Substitute(ast.NodeTransformer):
+    """Replace every read of one name by a copy of an expression."""
+
+    def __init__(self, name: str, value: ast.expr):
+        self.name, self.value = name, value
+
+    def visit_Name(self, node: ast.Name) -> ast.expr:
+        if node.id == self.name and isinstance(node.ctx, ast.Load):
+            return copy.deepcopy(self.value)
+        return node

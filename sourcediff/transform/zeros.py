@@ -1,0 +1,109 @@
+"""Assign an adjoint's first contribution instead of adding it to a zero.
+
+The reverse sweep zeroes a scalar adjoint (``s_bar = 0.0``) and then adds
+every contribution to it; the first contribution can simply be assigned. A
+forward must-analysis over the structured code finds, before each statement,
+the names that certainly hold the constant ``0.0`` (on every path: branches
+meet by intersection, loops iterate to a fixed point), and ``s_bar += g``
+becomes ``s_bar = g`` where ``s_bar`` is among them:
+
+    >>> fn = ast.parse('''
+    ... def f(g, n):
+    ...     s_bar = 0.0
+    ...     for i in range(n):
+    ...         s_bar += g
+    ...         u = 2.0 * s_bar
+    ...         s_bar = 0.0
+    ...     return u
+    ... ''').body[0]
+    >>> assign_first_contributions(fn)
+    True
+    >>> print(ast.unparse(fn.body[1].body[0]))
+    s_bar = g
+
+``0.0 + g`` is ``g`` exactly (up to the sign of a zero ``g``). A name bound to
+the literal ``0.0`` is a scalar, so the assignment never aliases an array.
+Dead zeroings left behind are removed by the dead-store pass.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from .effects import names_written
+
+Zeros = frozenset
+
+
+def assign_first_contributions(function: ast.FunctionDef) -> bool:
+    """Rewrite, in place, ``s += g`` into ``s = g`` where ``s`` is certainly ``0.0``;
+    whether anything changed."""
+    pass_ = _KnownZeros()
+    pass_.block(function.body, Zeros(), rewrite=True)
+    return pass_.changed
+
+
+def _is_zero_literal(value: ast.expr) -> bool:
+    return isinstance(value, ast.Constant) and type(value.value) is float and value.value == 0.0
+
+
+class _KnownZeros:
+    def __init__(self):
+        self.changed = False
+
+    def block(self, stmts: list[ast.stmt], zeros: Zeros, rewrite: bool) -> Zeros:
+        for index in range(len(stmts)):
+            zeros = self.stmt(stmts, index, zeros, rewrite)
+        return zeros
+
+    def stmt(self, stmts: list[ast.stmt], index: int, zeros: Zeros, rewrite: bool) -> Zeros:
+        stmt = stmts[index]
+        if isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name):
+            name = stmt.target.id
+            if rewrite and name in zeros and isinstance(stmt.op, (ast.Add, ast.Sub)):
+                stmts[index] = _assignment(stmt)
+                self.changed = True
+            return zeros - {name}
+        if isinstance(stmt, ast.If):
+            after_body = self.block(stmt.body, zeros, rewrite)
+            return after_body & self.block(stmt.orelse, zeros, rewrite)
+        if isinstance(stmt, (ast.For, ast.While)):
+            return self.loop(stmt, zeros, rewrite)
+        zeros = zeros - names_written(stmt)
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+            target = stmt.targets[0]
+            if isinstance(target, ast.Name) and _is_zero_literal(stmt.value):
+                zeros = zeros | {target.id}
+        return zeros
+
+    def loop(self, loop, zeros: Zeros, rewrite: bool) -> Zeros:
+        target = names_written(loop.target) if isinstance(loop, ast.For) else set()
+        if loop.orelse or _jumps(loop.body):
+            self.block(loop.body, Zeros(), rewrite)  # where a jump lands, nothing is known
+            return Zeros()
+        head = zeros
+        while True:
+            end = self.block(loop.body, head - target, rewrite=False)
+            if head <= end:
+                break
+            head = head & end
+        self.block(loop.body, head - target, rewrite)
+        return head - target
+
+
+def _jumps(body: list[ast.stmt]) -> bool:
+    return any(
+        isinstance(node, (ast.Break, ast.Continue, ast.Return))
+        for stmt in body
+        for node in ast.walk(stmt)
+    )
+
+
+def _assignment(stmt: ast.AugAssign) -> ast.Assign:
+    """``s = g`` for ``s += g`` and ``s = -g`` for ``s -= g``, at the same place."""
+    value = stmt.value if isinstance(stmt.op, ast.Add) else ast.UnaryOp(ast.USub(), stmt.value)
+    target = ast.Name(stmt.target.id, ast.Store())
+    assignment = ast.copy_location(ast.Assign([target], value), stmt)
+    if hasattr(stmt, "origin"):
+        assignment.origin = stmt.origin
+    return assignment

@@ -1,0 +1,214 @@
+"""The optimizer stage (sourcediff/transform/optimize.py): each pass alone on small
+functions, what it must leave alone, and the whole stage bit for bit against the
+unoptimized derivative on the construct cases and the silent-wrong regressions."""
+
+import ast
+import textwrap
+
+import numpy as np
+import pytest
+from construct_cases import CASES as CONSTRUCTS
+from silent_wrong_cases import CASES as REGRESSIONS
+
+import sourcediff as sd
+from sourcediff.transform.cleanup import drop_dead_stores
+from sourcediff.transform.cse import share_common_subexpressions
+from sourcediff.transform.fold import fold_temporaries
+from sourcediff.transform.optimize import optimize
+from sourcediff.transform.zeros import assign_first_contributions
+
+
+def _function(source: str) -> ast.FunctionDef:
+    return ast.parse(textwrap.dedent(source)).body[0]
+
+
+def _run(fn: ast.FunctionDef, *args):
+    namespace = {"np": np, "add_into": _add_into}
+    exec(compile(ast.fix_missing_locations(ast.Module([fn], [])), "<opt>", "exec"), namespace)
+    return namespace[fn.name](*args)
+
+
+def _add_into(target, value):
+    target += value
+
+
+def test_a_value_does_not_move_past_a_change_to_what_it_reads():
+    fn = _function(
+        """
+        def f(x):
+            t = x * 2.0
+            x[0] = 100.0
+            return t
+        """
+    )
+    assert not fold_temporaries(fn)
+    x = np.ones(3)
+    np.testing.assert_array_equal(_run(fn, x), 2.0 * np.ones(3))
+
+
+def test_a_value_does_not_move_past_a_call_that_changes_its_input():
+    fn = _function(
+        """
+        def f(x, g):
+            t = x + 1.0
+            add_into(x, g)
+            return t
+        """
+    )
+    assert not fold_temporaries(fn)
+
+
+def test_a_value_is_not_moved_into_a_loop_body_or_a_while_test():
+    fn = _function(
+        """
+        def f(x, n):
+            t = x * 2.0
+            for i in range(n):
+                x = x + t
+            u = x * 3.0
+            while u > 0.0:
+                u = u - 1.0
+            return u
+        """
+    )
+    before = ast.dump(fn)
+    fold_temporaries(fn)
+    assert "t = x * 2.0" in ast.unparse(fn) and "u = x * 3.0" in ast.unparse(fn), before
+
+
+def test_a_copy_is_not_propagated_past_a_rebinding_of_its_source():
+    fn = _function(
+        """
+        def f(a):
+            b = a
+            a = a + 1.0
+            return b * a
+        """
+    )
+    fold_temporaries(fn)
+    assert _run(fn, 1.0) == 2.0
+
+
+def test_accumulation_into_a_loop_carried_adjoint_stays_an_accumulation():
+    fn = _function(
+        """
+        def f(g, n):
+            s_bar = 0.0
+            for i in range(n):
+                s_bar += g
+            return s_bar
+        """
+    )
+    assert not assign_first_contributions(fn)
+    assert _run(fn, 1.5, 3) == 4.5
+
+
+def test_a_zero_on_one_branch_only_is_not_known():
+    fn = _function(
+        """
+        def f(g, c):
+            s_bar = 1.0
+            if c:
+                s_bar = 0.0
+            s_bar += g
+            return s_bar
+        """
+    )
+    assert not assign_first_contributions(fn)
+
+
+def test_dead_stores_keep_a_while_loops_test_and_counters():
+    fn = _function(
+        """
+        def f(y):
+            n = 0
+            running = y > 0.01
+            while running:
+                y = 0.5 * y
+                n += 1
+                running = y > 0.01
+            return y + n
+        """
+    )
+    drop_dead_stores(fn)
+    assert _run(fn, 1.0) == 0.0078125 + 7
+
+
+def test_no_sharing_of_arrays_changed_in_place():
+    fn = _function(
+        """
+        def f(x):
+            a = x * 2.0
+            b = x * 2.0
+            b[0] = 0.0
+            return a
+        """
+    )
+    assert not share_common_subexpressions(fn)
+    np.testing.assert_array_equal(_run(fn, np.ones(2)), [2.0, 2.0])
+
+
+def test_no_sharing_across_a_change_to_an_input():
+    fn = _function(
+        """
+        def f(x):
+            a = x * 2.0
+            x[0] = 5.0
+            b = x * 2.0
+            return a + b
+        """
+    )
+    assert not share_common_subexpressions(fn)
+
+
+def test_the_stage_reaches_a_fixed_point_and_keeps_the_value():
+    fn = _function(
+        """
+        def f(x, dt):
+            s_bar = 0.0
+            t1 = 0.5 * dt
+            t2 = x + t1
+            t3 = 0.5 * dt
+            t4 = t2 * t3
+            s_bar += t4
+            r = s_bar
+            return r
+        """
+    )
+    optimized = optimize(fn)
+    assert optimize(optimized) is not optimized
+    assert ast.dump(optimize(optimized)) == ast.dump(optimized)
+    assert _run(optimized, 1.0, 0.2) == _run(fn, 1.0, 0.2)
+    assert len(optimized.body) < len(fn.body)
+
+
+def _copied(args):
+    return tuple(np.array(a, copy=True) if isinstance(a, np.ndarray) else a for a in args)
+
+
+def _gradients(func, args, argnums, optimize_flag, monkeypatch, policy):
+    monkeypatch.setenv("SOURCEDIFF_OPTIMIZE", optimize_flag)
+    value_and_grad = sd.value_and_grad(func, argnums=argnums, policy=policy, jit=False)
+    return value_and_grad(*_copied(args))
+
+
+POLICIES = [sd.Checkpoint(snapshots=2)]  # replays and records: the most the optimizer sees
+CASES = [c[:3] for c in CONSTRUCTS] + [c[:3] for c in REGRESSIONS]
+IDS = [c[0].__name__ for c in CASES]
+
+
+@pytest.mark.parametrize("policy", POLICIES, ids=str)
+@pytest.mark.parametrize(("func", "args", "argnums"), CASES, ids=IDS)
+def test_optimized_derivative_is_bit_for_bit_the_unoptimized_one(
+    func, args, argnums, policy, monkeypatch
+):
+    plain = _gradients(func, args, argnums, "0", monkeypatch, policy)
+    optimized = _gradients(func, args, argnums, "1", monkeypatch, policy)
+    for mine, theirs in zip(_flat(optimized), _flat(plain)):
+        np.testing.assert_array_equal(mine, theirs)
+
+
+def _flat(result):
+    value, grads = result
+    grads = grads if isinstance(grads, tuple) else (grads,)
+    return [np.asarray(value)] + [np.asarray(g) for g in grads]
