@@ -10,7 +10,6 @@ primal computation and the records are untouched.
 from __future__ import annotations
 
 import ast
-import copy
 
 from .effects import is_pure
 
@@ -24,6 +23,8 @@ class _DeadStores:
         self.adjoints = adjoints
         self.everything = everything  # every name of the function
         self.pure_assignments = pure_assignments  # also drop any unread ``name = pure``
+        self.rewrite = True  # False while a loop's live set is iterated to its fixed point
+        self.removed = 0
 
     def removable(self, stmt, target: ast.expr) -> bool:
         if not isinstance(target, ast.Name):
@@ -38,6 +39,8 @@ class _DeadStores:
             kept, live = self.stmt(stmt, live)
             if kept is not None:
                 out.append(kept)
+            elif self.rewrite:
+                self.removed += 1
         out.reverse()
         return out, live
 
@@ -47,7 +50,8 @@ class _DeadStores:
         if isinstance(stmt, ast.If):
             body, live_body = self.block(stmt.body, set(live))
             orelse, live_else = self.block(stmt.orelse, set(live))
-            stmt.body, stmt.orelse = body or [ast.Pass()], orelse
+            if self.rewrite:
+                stmt.body, stmt.orelse = body or [ast.Pass()], orelse
             return stmt, live_body | live_else | _names_read(stmt.test)
         if isinstance(stmt, (ast.For, ast.While)):
             return self.loop(stmt, live)
@@ -77,14 +81,16 @@ class _DeadStores:
         live_in = set(live_after)
         if isinstance(loop, ast.While):
             live_in |= header  # the test runs again after every iteration
-        original = loop.body
+        rewrite, self.rewrite = self.rewrite, False
         while True:
-            loop.body = [copy.deepcopy(s) for s in original]  # the block rewrites its input
-            body, body_in = self.block(loop.body, set(live_in | live_after))
+            _, body_in = self.block(loop.body, set(live_in | live_after))
             if body_in <= live_in:
                 break
             live_in |= body_in
-        loop.body = body or [ast.Pass()]
+        self.rewrite = rewrite
+        if rewrite:
+            body, _ = self.block(loop.body, set(live_in | live_after))
+            loop.body = body or [ast.Pass()]
         return loop, live_in | live_after | header
 
 
@@ -104,11 +110,13 @@ def drop_dead_adjoint_stores(function: ast.FunctionDef, adjoints: set[str]) -> N
     function.body, _ = _DeadStores(adjoints, everything=everything).block(function.body, set())
 
 
-def drop_dead_stores(function: ast.FunctionDef) -> None:
-    """Remove, in place, every ``name = value`` with a pure value that nothing reads.
+def drop_dead_stores(function: ast.FunctionDef) -> bool:
+    """Remove, in place, every ``name = value`` with a pure value that nothing reads;
+    whether anything was removed.
 
     >>> fn = ast.parse("def f(x):\\n    n = len(x)\\n    y = x * 2.0\\n    return x").body[0]
     >>> drop_dead_stores(fn)
+    True
     >>> print(ast.unparse(fn))
     def f(x):
         return x
@@ -116,3 +124,4 @@ def drop_dead_stores(function: ast.FunctionDef) -> None:
     everything = {n.id for n in ast.walk(function) if isinstance(n, ast.Name)}
     dead_stores = _DeadStores(set(), pure_assignments=True, everything=everything)
     function.body, _ = dead_stores.block(function.body, set())
+    return dead_stores.removed > 0

@@ -84,21 +84,13 @@ def fold_temporaries(function: ast.FunctionDef) -> bool:
 
 
 def _one_round(function: ast.FunctionDef) -> bool:
-    """One sweep over every block; the counts are recomputed for the next sweep, so a
-    sweep leaves a name alone once something it reads has moved."""
+    """One sweep over every block; every rewrite keeps the counts exact."""
     counts = _Counts(function)
-    touched: set[str] = set()
     changed = False
     for stmts in statement_lists(function):
         index = 0
         while index < len(stmts):
-            stmt = stmts[index]
-            if names_read(stmt) & touched or names_written(stmt) & touched:
-                index += 1
-                continue
-            moved = names_read(stmt) | names_written(stmt)
             if _rewrite_at(stmts, index, counts):
-                touched |= moved
                 changed = True
             else:
                 index += 1
@@ -115,14 +107,20 @@ def _rewrite_at(stmts: list[ast.stmt], index: int, counts: _Counts) -> bool:
         return False
     name = stmt.targets[0].id
     if isinstance(stmt.value, ast.Name):
-        if stmt.value.id == name or _copies_back(stmts, index):
+        source = stmt.value.id
+        if source == name or _copies_back(stmts, index):
             del stmts[index]
+            counts.binds[name] -= 1
+            counts.reads[source] -= 1
             return True
         if counts.binds[name] == 1:
-            return _propagate_copy(stmts, index, name, stmt.value.id, counts)
+            return _propagate_copy(stmts, index, name, source, counts)
         return False
     if counts.binds[name] == 1 and counts.reads[name] == 1 and is_pure(stmt.value):
-        return _fold_single_use(stmts, index, name)
+        if _fold_single_use(stmts, index, name):
+            counts.binds[name] -= 1
+            counts.reads[name] -= 1
+            return True
     return False
 
 
@@ -202,24 +200,40 @@ def _stored_through(stmt: ast.stmt, name: str) -> bool:
 def _propagate_copy(stmts, index: int, name: str, source: str, counts: _Counts) -> bool:
     """Replace the reads of ``name`` (bound once, by ``name = source``) with ``source``
     when all of them follow in this block and ``source`` is not rebound before the last."""
-    later = stmts[index + 1 :]
-    found = sum(_reads_of(stmt, name) for stmt in later)
-    if found != counts.reads[name] or found == 0:
+    total, found, last = counts.reads[name], 0, index
+    for position in range(index + 1, len(stmts)):
+        if found == total:
+            break
+        stmt = stmts[position]
+        reads = _reads_of(stmt, name)
+        rebinds = source in names_written(stmt)
+        if rebinds and (found + reads < total or not reads):
+            return False  # ``source`` changes while ``name`` is still read
+        if rebinds and not _reads_before_binding(stmt, name):
+            return False  # a loop or branch, or a target, reads ``name`` after ``source`` changes
+        found, last = found + reads, position
+    if found != total or total == 0:
         return False
-    last = max(i for i, stmt in enumerate(later) if _reads_of(stmt, name))
-    for stmt in later[:last]:
-        if source in names_written(stmt):
-            return False
-    final = later[last]
-    if source in names_written(final) and not isinstance(final, (ast.Assign, ast.AugAssign)):
-        return False
-    for stmt in later[: last + 1]:
+    for stmt in stmts[index + 1 : last + 1]:
         _Substitute(name, ast.Name(source, ast.Load())).visit(stmt)
     del stmts[index]
+    counts.reads[source] += total - 1
+    counts.reads[name] = 0
+    counts.binds[name] -= 1
     return True
 
 
-def _reads_of(stmt: ast.stmt, name: str) -> int:
+def _reads_before_binding(stmt: ast.stmt, name: str) -> bool:
+    """Whether every read of ``name`` in ``stmt`` happens before ``stmt`` binds anything:
+    in the value of an assignment (targets are bound after the value is computed)."""
+    if isinstance(stmt, ast.AugAssign):
+        return True
+    if isinstance(stmt, ast.Assign):
+        return not any(_reads_of(target, name) for target in stmt.targets)
+    return False
+
+
+def _reads_of(stmt: ast.AST, name: str) -> int:
     return sum(
         1
         for n in ast.walk(stmt)

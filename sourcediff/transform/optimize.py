@@ -60,11 +60,10 @@ def optimize(function: ast.FunctionDef) -> ast.FunctionDef:
     if not enabled():
         return function
     for _ in range(MAX_ROUNDS):
-        before = ast.dump(function)
-        assign_first_contributions(function)
-        share_common_subexpressions(function)
-        fold_temporaries(function)
-        drop_dead_stores(function)
-        if ast.dump(function) == before:
+        changed = assign_first_contributions(function)
+        changed |= share_common_subexpressions(function)
+        changed |= fold_temporaries(function)
+        changed |= drop_dead_stores(function)
+        if not changed:
             break
     return function

@@ -50,6 +50,13 @@ def _is_zero_literal(value: ast.expr) -> bool:
 class _KnownZeros:
     def __init__(self):
         self.changed = False
+        self.written: dict[int, set[str]] = {}  # names_written by statement: loops revisit
+
+    def names_written(self, stmt: ast.stmt) -> set[str]:
+        key = id(stmt)
+        if key not in self.written:
+            self.written[key] = names_written(stmt)
+        return self.written[key]
 
     def block(self, stmts: list[ast.stmt], zeros: Zeros, rewrite: bool) -> Zeros:
         for index in range(len(stmts)):
@@ -69,7 +76,7 @@ class _KnownZeros:
             return after_body & self.block(stmt.orelse, zeros, rewrite)
         if isinstance(stmt, (ast.For, ast.While)):
             return self.loop(stmt, zeros, rewrite)
-        zeros = zeros - names_written(stmt)
+        zeros = zeros - self.names_written(stmt)
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
             target = stmt.targets[0]
             if isinstance(target, ast.Name) and _is_zero_literal(stmt.value):
