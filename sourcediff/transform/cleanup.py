@@ -1,4 +1,4 @@
-"""Drop assignments whose value is never read (dead stores).
+"""Liveness, and dropping assignments whose value is never read (dead stores).
 
 The reverse sweep zeroes an adjoint after consuming it (``s_bar = 0.0``) so a
 later loop iteration starts clean; when nothing reads that adjoint again, the
@@ -25,6 +25,7 @@ class _DeadStores:
         self.pure_assignments = pure_assignments  # also drop any unread ``name = pure``
         self.rewrite = True  # False while a loop's live set is iterated to its fixed point
         self.removed = 0
+        self.live_after: dict[int, frozenset] = {}  # by statement id, once at the fixed point
 
     def removable(self, stmt, target: ast.expr) -> bool:
         if not isinstance(target, ast.Name):
@@ -36,6 +37,7 @@ class _DeadStores:
     def block(self, stmts: list[ast.stmt], live: set[str]) -> tuple[list[ast.stmt], set[str]]:
         out: list[ast.stmt] = []
         for stmt in reversed(stmts):
+            self.live_after[id(stmt)] = frozenset(live)
             kept, live = self.stmt(stmt, live)
             if kept is not None:
                 out.append(kept)
@@ -74,6 +76,8 @@ class _DeadStores:
             return stmt, live | _names_read(stmt.value)
         if isinstance(stmt, ast.AugAssign) and isinstance(target, ast.Name):
             live = live | {target.id}  # ``n += 1`` reads ``n``
+        elif isinstance(stmt, ast.Assign):
+            live = live - _names_bound(stmt.targets)  # a binding ends the old value's life
         return stmt, live | _names_read(stmt)
 
     def loop(self, loop, live_after: set[str]):
@@ -92,6 +96,17 @@ class _DeadStores:
             body, _ = self.block(loop.body, set(live_in | live_after))
             loop.body = body or [ast.Pass()]
         return loop, live_in | live_after | header
+
+
+def _names_bound(targets: list[ast.expr]) -> set[str]:
+    """Names that assignment ``targets`` bind (not those stored through)."""
+    bound: set[str] = set()
+    for target in targets:
+        if isinstance(target, ast.Name):
+            bound.add(target.id)
+        elif isinstance(target, ast.Tuple):
+            bound |= _names_bound(target.elts)
+    return bound
 
 
 def _filled_array(stmt: ast.stmt) -> str:
@@ -125,3 +140,18 @@ def drop_dead_stores(function: ast.FunctionDef) -> bool:
     dead_stores = _DeadStores(set(), pure_assignments=True, everything=everything)
     function.body, _ = dead_stores.block(function.body, set())
     return dead_stores.removed > 0
+
+
+def live_after_statements(function: ast.FunctionDef) -> dict[int, frozenset]:
+    """The names live after each statement of ``function`` (by ``id``): read later,
+    on some path, before being bound again. Nothing is changed.
+
+    >>> fn = ast.parse("def f(x):\\n    t = x + 1.0\\n    u = t * t\\n    return u").body[0]
+    >>> sorted(live_after_statements(fn)[id(fn.body[0])])
+    ['t']
+    """
+    everything = {n.id for n in ast.walk(function) if isinstance(n, ast.Name)}
+    liveness = _DeadStores(set(), everything=everything)
+    liveness.rewrite = False
+    liveness.block(function.body, set())
+    return liveness.live_after

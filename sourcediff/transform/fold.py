@@ -47,6 +47,7 @@ import copy
 from collections import Counter
 
 from ..codegen import Comment
+from .cleanup import live_after_statements
 from .effects import (
     has_effects,
     impure_calls,
@@ -86,18 +87,36 @@ def fold_temporaries(function: ast.FunctionDef) -> bool:
 def _one_round(function: ast.FunctionDef) -> bool:
     """One sweep over every block; every rewrite keeps the counts exact."""
     counts = _Counts(function)
+    liveness = _Liveness(function)
     changed = False
     for stmts in statement_lists(function):
         index = 0
         while index < len(stmts):
-            if _rewrite_at(stmts, index, counts):
+            if _rewrite_at(stmts, index, counts, liveness):
                 changed = True
             else:
                 index += 1
     return changed
 
 
-def _rewrite_at(stmts: list[ast.stmt], index: int, counts: _Counts) -> bool:
+class _Liveness:
+    """Names live after each statement, recomputed on demand after a copy is propagated
+    (which adds reads of the copy's source; folding only moves reads up to their use)."""
+
+    def __init__(self, function: ast.FunctionDef):
+        self.function = function
+        self.after: dict[int, frozenset] | None = None
+
+    def live_after(self, stmt: ast.stmt) -> frozenset:
+        if self.after is None:
+            self.after = live_after_statements(self.function)
+        return self.after.get(id(stmt), frozenset())
+
+    def invalidate(self) -> None:
+        self.after = None
+
+
+def _rewrite_at(stmts: list[ast.stmt], index: int, counts: _Counts, liveness) -> bool:
     stmt = stmts[index]
     if not (
         isinstance(stmt, ast.Assign)
@@ -113,14 +132,17 @@ def _rewrite_at(stmts: list[ast.stmt], index: int, counts: _Counts) -> bool:
             counts.binds[name] -= 1
             counts.reads[source] -= 1
             return True
-        if counts.binds[name] == 1:
-            return _propagate_copy(stmts, index, name, source, counts)
-        return False
-    if counts.binds[name] == 1 and counts.reads[name] == 1 and is_pure(stmt.value):
-        if _fold_single_use(stmts, index, name):
-            counts.binds[name] -= 1
-            counts.reads[name] -= 1
+        if counts.binds[name] == 1 and _propagate_copy(stmts, index, name, source, counts):
+            liveness.invalidate()
             return True
+        return False
+    if not is_pure(stmt.value):
+        return False
+    only_use = counts.binds[name] == 1 and counts.reads[name] == 1
+    if _fold_single_use(stmts, index, name, None if only_use else liveness):
+        counts.binds[name] -= 1
+        counts.reads[name] -= 1
+        return True
     return False
 
 
@@ -144,20 +166,32 @@ def _copies_back(stmts: list[ast.stmt], index: int) -> bool:
     return False
 
 
-def _fold_single_use(stmts: list[ast.stmt], index: int, name: str) -> bool:
-    """Move the value of ``name = value`` into the one statement that reads ``name``."""
+def _fold_single_use(stmts: list[ast.stmt], index: int, name: str, liveness=None) -> bool:
+    """Move the value of ``name = value`` into the one statement that reads it: the only
+    read of ``name`` in the function, or (given ``liveness``) the next statement that
+    mentions ``name``, reading it once, after which this value is dead."""
     value = stmts[index].value
     reads = names_read(value)
     for later in stmts[index + 1 :]:
         if name in names_read(later):
             if not _evaluated_once_in(later, name):
                 return False
+            if liveness is not None and not _last_read_of_this_value(later, name, liveness):
+                return False
             _Substitute(name, value).visit(later)
             del stmts[index]
             return True
-        if has_effects(later) or reads & names_changed(later):
+        if has_effects(later) or reads & names_changed(later) or name in names_written(later):
             return False
     return False
+
+
+def _last_read_of_this_value(use: ast.stmt, name: str, liveness) -> bool:
+    if _reads_of(use, name) != 1:
+        return False
+    if name in names_written(use):
+        return _reads_before_binding(use, name)
+    return name not in liveness.live_after(use)
 
 
 def _evaluated_once_in(stmt: ast.stmt, name: str) -> bool:

@@ -56,7 +56,7 @@ def enabled() -> bool:
 
 def optimize(function: ast.FunctionDef) -> ast.FunctionDef:
     """An optimized copy of the generated ``function`` (see the module docstring)."""
-    function = copy.deepcopy(function)
+    function = unshared(copy.deepcopy(function))
     if not enabled():
         return function
     for _ in range(MAX_ROUNDS):
@@ -67,3 +67,36 @@ def optimize(function: ast.FunctionDef) -> ast.FunctionDef:
         if not changed:
             break
     return function
+
+
+def unshared(tree: ast.AST) -> ast.AST:
+    """``tree`` with every node that appears more than once replaced by its own copy.
+
+    The builders reuse one node in several places (a recomputed statement in the forward
+    and the reverse sweep); the passes rewrite nodes in place and key facts by ``id``, so
+    each place must hold its own node.
+
+    >>> shared = ast.parse("t = x * 2.0").body[0]
+    >>> fn = ast.FunctionDef("f", ast.arguments([], [], None, [], [], None, []), [shared, shared], [])
+    >>> fn = unshared(fn)
+    >>> fn.body[0] is fn.body[1]
+    False
+    """
+    seen: set[int] = set()
+    pending = [tree]
+    while pending:
+        node = pending.pop()
+        for field, value in ast.iter_fields(node):
+            children = value if isinstance(value, list) else [value]
+            for index, child in enumerate(children):
+                if not isinstance(child, ast.AST):
+                    continue
+                if id(child) in seen:
+                    child = copy.deepcopy(child)
+                    if isinstance(value, list):
+                        value[index] = child
+                    else:
+                        setattr(node, field, child)
+                seen.add(id(child))
+                pending.append(child)
+    return tree

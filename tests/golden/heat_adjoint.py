@@ -65,18 +65,14 @@ def heat_vjp(u0, alpha, steps, heat_bar):
         for i in range(1, t1):
             # golden_functions.py:51: v[i] = u[i] + alpha * (u[i - 1] - 2.0 * u[i] + u[i + 1])
             t2 = u[i]
-            t3 = i - 1
-            t8 = i + 1
             t10_tape[t10_top] = t10
             t10_top += 1
-            t10 = u[t3] - 2.0 * t2 + u[t8]
+            t10 = u[i - 1] - 2.0 * t2 + u[i + 1]
             v[i] = t2 + alpha * t10
         # golden_functions.py:52: v[0] = u[0]
         v[0] = u[0]
         # golden_functions.py:53: v[n - 1] = u[n - 1]
-        t14 = n - 1
-        t15 = n - 1
-        v[t14] = u[t15]
+        v[n - 1] = u[n - 1]
         # golden_functions.py:54: u, v = v, u
         u, v = (v, u)
     # golden_functions.py:55: return np.sum(u * u)
@@ -99,8 +95,7 @@ def heat_vjp(u0, alpha, steps, heat_bar):
         t14 = n - 1
         t16_bar = v_bar[t14]
         v_bar[t14] = 0.0
-        t15 = n - 1
-        u_bar[t15] += t16_bar
+        u_bar[n - 1] += t16_bar
         # golden_functions.py:52: v[0] = u[0]
         t13_bar = v_bar[0]
         v_bar[0] = 0.0
@@ -114,11 +109,9 @@ def heat_vjp(u0, alpha, steps, heat_bar):
             t10_bar = alpha * t12_bar
             t10_top -= 1
             t10 = t10_tape[t10_top]
-            t8 = i + 1
-            u_bar[t8] += t10_bar
+            u_bar[i + 1] += t10_bar
             u_bar[i] += 2.0 * -t10_bar
-            t3 = i - 1
-            u_bar[t3] += t10_bar
+            u_bar[i - 1] += t10_bar
             u_bar[i] += t12_bar
         n_i_top -= 1
         n_i = n_i_tape[n_i_top]

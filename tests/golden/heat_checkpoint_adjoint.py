@@ -68,29 +68,14 @@ def heat_vjp(u0, alpha, steps, heat_bar):
         v_snapshots.append(v.copy())
     for _ in range(steps):
         # golden_functions.py:50: for i in range(1, n - 1):
-        t1 = n - 1
-        for i in range(1, t1):
+        for i in range(1, n - 1):
             # golden_functions.py:51: v[i] = u[i] + alpha * (u[i - 1] - 2.0 * u[i] + u[i + 1])
-            t2 = u[i]
-            t3 = i - 1
-            t4 = u[t3]
-            t5 = u[i]
-            t6 = 2.0 * t5
-            t7 = t4 - t6
-            t8 = i + 1
-            t9 = u[t8]
-            t10 = t7 + t9
-            t11 = alpha * t10
-            t12 = t2 + t11
-            v[i] = t12
+            t10 = u[i - 1] - 2.0 * u[i] + u[i + 1]
+            v[i] = u[i] + alpha * t10
         # golden_functions.py:52: v[0] = u[0]
-        t13 = u[0]
-        v[0] = t13
+        v[0] = u[0]
         # golden_functions.py:53: v[n - 1] = u[n - 1]
-        t14 = n - 1
-        t15 = n - 1
-        t16 = u[t15]
-        v[t14] = t16
+        v[n - 1] = u[n - 1]
         # golden_functions.py:54: u, v = v, u
         u, v = (v, u)
     # golden_functions.py:55: return np.sum(u * u)
@@ -111,29 +96,14 @@ def heat_vjp(u0, alpha, steps, heat_bar):
         if action == 0:
             for it in range(actions[a, 1], actions[a, 2]):
                 # golden_functions.py:50: for i in range(1, n - 1):
-                t1 = n - 1
-                for i in range(1, t1):
+                for i in range(1, n - 1):
                     # golden_functions.py:51: v[i] = u[i] + alpha * (u[i - 1] - 2.0 * u[i] + u[i + 1])
-                    t2 = u[i]
-                    t3 = i - 1
-                    t4 = u[t3]
-                    t5 = u[i]
-                    t6 = 2.0 * t5
-                    t7 = t4 - t6
-                    t8 = i + 1
-                    t9 = u[t8]
-                    t10 = t7 + t9
-                    t11 = alpha * t10
-                    t12 = t2 + t11
-                    v[i] = t12
+                    t10 = u[i - 1] - 2.0 * u[i] + u[i + 1]
+                    v[i] = u[i] + alpha * t10
                 # golden_functions.py:52: v[0] = u[0]
-                t13 = u[0]
-                v[0] = t13
+                v[0] = u[0]
                 # golden_functions.py:53: v[n - 1] = u[n - 1]
-                t14 = n - 1
-                t15 = n - 1
-                t16 = u[t15]
-                v[t14] = t16
+                v[n - 1] = u[n - 1]
                 # golden_functions.py:54: u, v = v, u
                 u, v = (v, u)
         elif action == 1:
@@ -156,29 +126,16 @@ def heat_vjp(u0, alpha, steps, heat_bar):
             n_i = len(range(1, t1))
             t10_tape = np.empty(n_i, np.float64)
             for i in range(1, t1):
-                # golden_functions.py:51: v[i] = u[i] + alpha * (u[i - 1] - 2.0 * u[i] + u[i + 1])
-                t2 = u[i]
-                t3 = i - 1
-                t4 = u[t3]
-                t5 = u[i]
-                t6 = 2.0 * t5
-                t7 = t4 - t6
-                t8 = i + 1
-                t9 = u[t8]
                 t10_tape[t10_top] = t10
                 t10_top += 1
-                t10 = t7 + t9
-                t11 = alpha * t10
-                t12 = t2 + t11
-                v[i] = t12
+                # golden_functions.py:51: v[i] = u[i] + alpha * (u[i - 1] - 2.0 * u[i] + u[i + 1])
+                t10 = u[i - 1] - 2.0 * u[i] + u[i + 1]
+                v[i] = u[i] + alpha * t10
             # golden_functions.py:52: v[0] = u[0]
-            t13 = u[0]
-            v[0] = t13
+            v[0] = u[0]
             # golden_functions.py:53: v[n - 1] = u[n - 1]
-            t14 = n - 1
             t15 = n - 1
-            t16 = u[t15]
-            v[t14] = t16
+            v[n - 1] = u[t15]
             # golden_functions.py:54: u, v = v, u
             u, v = (v, u)
             v, u = (u, v)
@@ -201,11 +158,9 @@ def heat_vjp(u0, alpha, steps, heat_bar):
                 t10_bar = alpha * t12_bar
                 t10_top -= 1
                 t10 = t10_tape[t10_top]
-                t8 = i + 1
-                u_bar[t8] += t10_bar
+                u_bar[i + 1] += t10_bar
                 u_bar[i] += 2.0 * -t10_bar
-                t3 = i - 1
-                u_bar[t3] += t10_bar
+                u_bar[i - 1] += t10_bar
                 u_bar[i] += t12_bar
     u = u_snapshots[0].copy()
     v = v_snapshots[0].copy()

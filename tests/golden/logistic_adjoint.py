@@ -38,13 +38,10 @@ def logistic_vjp(k, y0, n, logistic_bar):
     n_iter = len(range(n))
     y_tape = np.empty(n_iter, np.float64)
     for _ in range(n):
-        # golden_functions.py:41: y = y + dt * k * y * (1.0 - y)
-        t1 = dt * k
-        t2 = t1 * y
-        t3 = 1.0 - y
         y_tape[y_top] = y
         y_top += 1
-        y = y + t2 * t3
+        # golden_functions.py:41: y = y + dt * k * y * (1.0 - y)
+        y = y + dt * k * y * (1.0 - y)
     value = y * y
     # reverse sweep
     k_bar = 0.0
@@ -53,11 +50,9 @@ def logistic_vjp(k, y0, n, logistic_bar):
         # golden_functions.py:41: y = y + dt * k * y * (1.0 - y)
         y_top -= 1
         y = y_tape[y_top]
-        t3 = 1.0 - y
         t1 = dt * k
-        t2 = t1 * y
-        t2_bar = t3 * y_bar
-        y_bar -= t2 * y_bar
+        t2_bar = (1.0 - y) * y_bar
+        y_bar -= t1 * y * y_bar
         t1_bar = y * t2_bar
         y_bar += t1 * t2_bar
         k_bar += dt * t1_bar

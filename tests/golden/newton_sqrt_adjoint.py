@@ -50,12 +50,11 @@ def newton_sqrt_vjp(a, newton_sqrt_bar):
     x_tape = np.empty(16, np.float64)
     while running:
         n_iter = n_iter + 1
-        # golden_functions.py:25: x = 0.5 * (x + a / x)
-        t7 = a / x
         x_tape = reserve(x_tape, x_top + 1)
         x_tape[x_top] = x
         x_top += 1
-        x = 0.5 * (x + t7)
+        # golden_functions.py:25: x = 0.5 * (x + a / x)
+        x = 0.5 * (x + a / x)
         # golden_functions.py:24: while abs(x * x - a) > 1e-12 * a:
         running = abs(x * x - a) > 1e-12 * a
     value = x

@@ -48,11 +48,10 @@ def series_vjp(x, y, n, series_bar):
         # golden_functions.py:15: if s < 3.0:
         t1 = s < 3.0
         if t1:
-            # golden_functions.py:16: s += math.sin(x * i) * y
-            t2 = x * i
             t3_tape[t3_top] = t3
             t3_top += 1
-            t3 = math.sin(t2)
+            # golden_functions.py:16: s += math.sin(x * i) * y
+            t3 = math.sin(x * i)
             s = s + t3 * y
         else:
             # golden_functions.py:18: s = s * 0.5 + helper(x, y)
@@ -67,10 +66,9 @@ def series_vjp(x, y, n, series_bar):
             # golden_functions.py:16: s += math.sin(x * i) * y
             t3_bar = y * s_bar
             y_bar += t3 * s_bar
-            t2 = x * i
             t3_top -= 1
             t3 = t3_tape[t3_top]
-            x_bar += i * (math.cos(t2) * t3_bar)
+            x_bar += i * (math.cos(x * i) * t3_bar)
         else:
             # golden_functions.py:9: return x * y + math.cos(y)
             y_bar += -math.sin(y) * s_bar
