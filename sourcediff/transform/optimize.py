@@ -76,8 +76,9 @@ def unshared(tree: ast.AST) -> ast.AST:
     and the reverse sweep); the passes rewrite nodes in place and key facts by ``id``, so
     each place must hold its own node.
 
+    >>> fn = ast.parse("def f():\\n    pass").body[0]
     >>> shared = ast.parse("t = x * 2.0").body[0]
-    >>> fn = ast.FunctionDef("f", ast.arguments([], [], None, [], [], None, []), [shared, shared], [])
+    >>> fn.body = [shared, shared]
     >>> fn = unshared(fn)
     >>> fn.body[0] is fn.body[1]
     False
