@@ -14,6 +14,7 @@ import sourcediff as sd
 from sourcediff.transform.cleanup import drop_dead_stores
 from sourcediff.transform.cse import share_common_subexpressions
 from sourcediff.transform.fold import fold_temporaries
+from sourcediff.transform.forwarding import forward_array_adjoints
 from sourcediff.transform.optimize import optimize
 from sourcediff.transform.zeros import assign_first_contributions
 
@@ -87,6 +88,100 @@ def test_a_copy_is_not_propagated_past_a_rebinding_of_its_source():
     )
     fold_temporaries(fn)
     assert _run(fn, 1.0) == 2.0
+
+
+def test_a_value_rebound_elsewhere_folds_only_where_it_is_dead_afterwards():
+    fn = _function(
+        """
+        def f(x, n):
+            s = 0.0
+            t = x - 1.0
+            s = s + t
+            for i in range(n):
+                s = s + t
+                t = x * 2.0
+            return s + t
+        """
+    )
+    expected = _run(fn, 3.0, 2)
+    fold_temporaries(fn)
+    text = ast.unparse(fn)
+    assert "t = x - 1.0" in text  # read again at the loop's first iteration
+    assert "t = x * 2.0" in text  # read at the next iteration and after the loop
+    assert _run(fn, 3.0, 2) == expected
+
+
+def test_a_recomputed_value_folds_into_its_one_reader_in_each_sweep():
+    fn = _function(
+        """
+        def f(u_bar, g, i):
+            t = i - 1
+            u_bar[t] += g
+            t = i - 1
+            u_bar[t] += 2.0 * g
+            return u_bar
+        """
+    )
+    fold_temporaries(fn)
+    assert ast.unparse(fn).count("u_bar[i - 1] +=") == 2
+    np.testing.assert_array_equal(_run(fn, np.zeros(3), 1.0, 2), [0.0, 3.0, 0.0])
+
+
+def test_a_node_shared_by_two_places_is_rewritten_in_one():
+    shared = ast.parse("t = x * 2.0").body[0]
+    fn = _function(
+        """
+        def f(x):
+            pass
+        """
+    )
+    fn.body = [shared, ast.parse("y = t + 1.0").body[0], shared, ast.parse("return y + t").body[0]]
+    optimized = optimize(fn)
+    assert _run(optimized, 1.0) == 5.0
+    assert ast.unparse(fn.body[0]) == "t = x * 2.0"  # the input is left as it was
+
+
+FORWARDED = """
+def f_vjp(g, t, A_bar):
+    t_bar = np.zeros_like(t)
+    u_bar = np.zeros_like(t)
+    for k in range(3):
+        add_into(t_bar, g * (k + 1.0))
+        add_into(u_bar, g)
+        add_into(A_bar[1:], u_bar)
+        add_into(A_bar[:-1], t_bar)
+        u_bar.fill(0.0)
+        t_bar.fill(0.0)
+    return A_bar
+"""
+
+
+def test_an_adjoint_buffer_passed_on_once_is_skipped_and_the_sum_is_unchanged():
+    fn = _function(FORWARDED)
+    g, t = np.array([0.5, -1.25]), np.zeros(2)
+    expected = _run(_function(FORWARDED), g, t, np.zeros(3))
+    assert forward_array_adjoints(fn)
+    text = ast.unparse(fn)
+    assert "add_into(A_bar[1:], g)" in text  # nothing touches A_bar in between
+    assert "add_into(A_bar[:-1], t_bar)" in text  # A_bar[1:] is added to in between
+    assert "u_bar.fill" not in text
+    np.testing.assert_array_equal(_run(fn, g, t, np.zeros(3)), expected)
+
+
+def test_an_adjoint_buffer_read_twice_or_shared_is_kept():
+    fn = _function(
+        """
+        def f_vjp(g, t, A_bar, B_bar):
+            t_bar = np.zeros_like(t)
+            w_bar = t_bar
+            add_into(t_bar, g)
+            add_into(A_bar, t_bar)
+            add_into(B_bar, t_bar)
+            t_bar.fill(0.0)
+            return A_bar
+        """
+    )
+    assert not forward_array_adjoints(fn)
 
 
 def test_accumulation_into_a_loop_carried_adjoint_stays_an_accumulation():

@@ -1,16 +1,19 @@
 """Stage "optimize": generated functions as an expert would write them, bit for bit the same.
 
-Four passes run over each generated function (primal, derivative, record
+Five passes run over each generated function (primal, derivative, record
 count, shadow) until none changes anything:
 
 1. ``assign_first_contributions`` (zeros.py): ``s_bar += g`` becomes
    ``s_bar = g`` where ``s_bar`` certainly holds ``0.0``;
-2. ``share_common_subexpressions`` (cse.py): ``b = e`` after ``a = e``
+2. ``forward_array_adjoints`` (forwarding.py): an array temporary's adjoint
+   buffer that receives one contribution and passes it on is skipped:
+   ``add_into(A_bar[1:, :], e)`` instead of three passes over the buffer;
+3. ``share_common_subexpressions`` (cse.py): ``b = e`` after ``a = e``
    becomes ``b = a`` while ``e``'s inputs are unchanged;
-3. ``fold_temporaries`` (fold.py): values read once go back into the
+4. ``fold_temporaries`` (fold.py): values read once go back into the
    expression that reads them; copies are propagated; ``b = a`` after
    ``a = b`` is dropped;
-4. ``drop_dead_stores`` (cleanup.py): ``name = pure`` that nothing reads.
+5. ``drop_dead_stores`` (cleanup.py): ``name = pure`` that nothing reads.
 
 None of them reorders floating-point operations, so every result is what the
 unoptimized code computes. Before and after, on a reverse sweep's copy chain::
@@ -43,6 +46,7 @@ import os
 
 from .cleanup import drop_dead_stores
 from .cse import share_common_subexpressions
+from .forwarding import forward_array_adjoints
 from .fold import fold_temporaries
 from .zeros import assign_first_contributions
 
@@ -61,6 +65,7 @@ def optimize(function: ast.FunctionDef) -> ast.FunctionDef:
         return function
     for _ in range(MAX_ROUNDS):
         changed = assign_first_contributions(function)
+        changed |= forward_array_adjoints(function)
         changed |= share_common_subexpressions(function)
         changed |= fold_temporaries(function)
         changed |= drop_dead_stores(function)
