@@ -46,8 +46,8 @@ import os
 
 from .cleanup import drop_dead_stores
 from .cse import share_common_subexpressions
-from .forwarding import forward_array_adjoints
 from .fold import fold_temporaries
+from .forwarding import forward_array_adjoints
 from .zeros import assign_first_contributions
 
 MAX_ROUNDS = 8  # each round is a fixed point of its own; two or three rounds suffice in practice
