@@ -24,8 +24,8 @@ A buffer qualifies when it is *private*: bound once, to ``np.zeros_like`` or
 ``np.zeros``, and otherwise only zeroed (``.fill(0.0)``), accumulated into
 (``add_into(t_bar, e)``, ``t_bar += e``, element stores) or read inside an
 accumulation or a pure expression, so that no other name ever holds its
-memory. A forward must-analysis (branches meet by intersection, loops iterate
-to a fixed point) finds where a private buffer is certainly all zeros; there
+memory. A forward must-analysis (dataflow.py) finds where a private buffer
+is certainly all zeros; there
 ``add_into(t_bar, e); ...; add_into(W, t_bar); ...; t_bar.fill(0.0)`` becomes
 ``add_into(W, e)`` when nothing between reads or writes what ``W`` names (the
 additions into ``W`` keep their order), and a ``fill(0.0)`` of a buffer that is
@@ -38,6 +38,7 @@ from __future__ import annotations
 import ast
 from collections import defaultdict
 
+from .dataflow import ForwardMust
 from .effects import names_read
 
 
@@ -165,42 +166,18 @@ def _allow_element_stores(stmt: ast.stmt, allowed) -> None:
     allowed[target.value.id] += 1
 
 
-class _ZeroBuffers:
+class _ZeroBuffers(ForwardMust):
     """Private buffers certainly all zeros before each statement, and the rewrites."""
 
     def __init__(self, private: set[str]):
+        super().__init__()
         self.private = private
-        self.changed = False
 
-    def block(self, stmts: list[ast.stmt], zero: frozenset, rewrite: bool) -> frozenset:
-        index = 0
-        while index < len(stmts):
-            if rewrite and self.rewrite_at(stmts, index, zero):
-                self.changed = True
-                continue  # look at what now stands at this index
-            zero = self.transfer(stmts[index], zero, rewrite)
-            index += 1
-        return zero
-
-    def transfer(self, stmt: ast.stmt, zero: frozenset, rewrite: bool) -> frozenset:
-        if isinstance(stmt, ast.If):
-            return self.block(stmt.body, zero, rewrite) & self.block(stmt.orelse, zero, rewrite)
-        if isinstance(stmt, (ast.For, ast.While)):
-            return self.loop(stmt, zero, rewrite)
+    def simple(self, stmt: ast.stmt, zero: frozenset) -> frozenset:
         made_zero = _zeros_binding(stmt) or _fill_target(stmt)
         if made_zero in self.private:
             return zero | {made_zero}
         return zero - _buffers_written(stmt)
-
-    def loop(self, loop, zero: frozenset, rewrite: bool) -> frozenset:
-        head = zero
-        while True:
-            end = self.block(loop.body, head, rewrite=False)
-            if head <= end:
-                break
-            head = head & end
-        self.block(loop.body, head, rewrite)
-        return head
 
     def rewrite_at(self, stmts: list[ast.stmt], index: int, zero: frozenset) -> bool:
         stmt = stmts[index]

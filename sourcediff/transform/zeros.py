@@ -3,8 +3,8 @@
 The reverse sweep zeroes a scalar adjoint (``s_bar = 0.0``) and then adds
 every contribution to it; the first contribution can simply be assigned. A
 forward must-analysis over the structured code finds, before each statement,
-the names that certainly hold the constant ``0.0`` (on every path: branches
-meet by intersection, loops iterate to a fixed point), and ``s_bar += g``
+the names that certainly hold the constant ``0.0`` (dataflow.py: on every
+path, loops iterated to a fixed point), and ``s_bar += g``
 becomes ``s_bar = g`` where ``s_bar`` is among them:
 
     >>> fn = ast.parse('''
@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import ast
 
+from .dataflow import ForwardMust
 from .effects import names_written
 
 Zeros = frozenset
@@ -47,63 +48,33 @@ def _is_zero_literal(value: ast.expr) -> bool:
     return isinstance(value, ast.Constant) and type(value.value) is float and value.value == 0.0
 
 
-class _KnownZeros:
+class _KnownZeros(ForwardMust):
     def __init__(self):
-        self.changed = False
+        super().__init__()
         self.written: dict[int, set[str]] = {}  # names_written by statement: loops revisit
 
-    def names_written(self, stmt: ast.stmt) -> set[str]:
+    def rewrite_at(self, stmts: list[ast.stmt], index: int, zeros: Zeros) -> bool:
+        stmt = stmts[index]
+        if (
+            isinstance(stmt, ast.AugAssign)
+            and isinstance(stmt.target, ast.Name)
+            and stmt.target.id in zeros
+            and isinstance(stmt.op, (ast.Add, ast.Sub))
+        ):
+            stmts[index] = _assignment(stmt)
+            return True
+        return False
+
+    def simple(self, stmt: ast.stmt, zeros: Zeros) -> Zeros:
         key = id(stmt)
         if key not in self.written:
             self.written[key] = names_written(stmt)
-        return self.written[key]
-
-    def block(self, stmts: list[ast.stmt], zeros: Zeros, rewrite: bool) -> Zeros:
-        for index in range(len(stmts)):
-            zeros = self.stmt(stmts, index, zeros, rewrite)
-        return zeros
-
-    def stmt(self, stmts: list[ast.stmt], index: int, zeros: Zeros, rewrite: bool) -> Zeros:
-        stmt = stmts[index]
-        if isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name):
-            name = stmt.target.id
-            if rewrite and name in zeros and isinstance(stmt.op, (ast.Add, ast.Sub)):
-                stmts[index] = _assignment(stmt)
-                self.changed = True
-            return zeros - {name}
-        if isinstance(stmt, ast.If):
-            after_body = self.block(stmt.body, zeros, rewrite)
-            return after_body & self.block(stmt.orelse, zeros, rewrite)
-        if isinstance(stmt, (ast.For, ast.While)):
-            return self.loop(stmt, zeros, rewrite)
-        zeros = zeros - self.names_written(stmt)
+        zeros = zeros - self.written[key]
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
             target = stmt.targets[0]
             if isinstance(target, ast.Name) and _is_zero_literal(stmt.value):
                 zeros = zeros | {target.id}
         return zeros
-
-    def loop(self, loop, zeros: Zeros, rewrite: bool) -> Zeros:
-        target = names_written(loop.target) if isinstance(loop, ast.For) else set()
-        if loop.orelse or _jumps(loop.body):
-            self.block(loop.body, Zeros(), rewrite)  # where a jump lands, nothing is known
-            return Zeros()
-        head = zeros
-        while True:
-            end = self.block(loop.body, head - target, rewrite=False)
-            if head <= end:
-                break
-            head = head & end
-        self.block(loop.body, head - target, rewrite)
-        return head - target
-
-
-def _jumps(body: list[ast.stmt]) -> bool:
-    return any(
-        isinstance(node, (ast.Break, ast.Continue, ast.Return))
-        for stmt in body
-        for node in ast.walk(stmt)
-    )
 
 
 def _assignment(stmt: ast.AugAssign) -> ast.Assign:
