@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 
-from .effects import is_pure
+from .effects import NodeFacts, is_pure
 
 
 def _names_read(node: ast.AST) -> set[str]:
@@ -25,7 +25,7 @@ class _DeadStores:
         self.pure_assignments = pure_assignments  # also drop any unread ``name = pure``
         self.rewrite = True  # False while a loop's live set is iterated to its fixed point
         self.removed = 0
-        self.live_after: dict[int, frozenset] = {}  # by statement id, once at the fixed point
+        self.live_after = NodeFacts()  # by statement, once at the fixed point
 
     def removable(self, stmt, target: ast.expr) -> bool:
         if not isinstance(target, ast.Name):
@@ -37,7 +37,7 @@ class _DeadStores:
     def block(self, stmts: list[ast.stmt], live: set[str]) -> tuple[list[ast.stmt], set[str]]:
         out: list[ast.stmt] = []
         for stmt in reversed(stmts):
-            self.live_after[id(stmt)] = frozenset(live)
+            self.live_after[stmt] = frozenset(live)
             kept, live = self.stmt(stmt, live)
             if kept is not None:
                 out.append(kept)
@@ -142,12 +142,12 @@ def drop_dead_stores(function: ast.FunctionDef) -> bool:
     return dead_stores.removed > 0
 
 
-def live_after_statements(function: ast.FunctionDef) -> dict[int, frozenset]:
-    """The names live after each statement of ``function`` (by ``id``): read later,
+def live_after_statements(function: ast.FunctionDef) -> NodeFacts:
+    """The names live after each statement of ``function``: read later,
     on some path, before being bound again. Nothing is changed.
 
     >>> fn = ast.parse("def f(x):\\n    t = x + 1.0\\n    u = t * t\\n    return u").body[0]
-    >>> sorted(live_after_statements(fn)[id(fn.body[0])])
+    >>> sorted(live_after_statements(fn).get(fn.body[0]))
     ['t']
     """
     everything = {n.id for n in ast.walk(function) if isinstance(n, ast.Name)}

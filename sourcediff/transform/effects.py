@@ -104,6 +104,38 @@ def impure_calls(node: ast.AST) -> list[ast.Call]:
     return [n for n in ast.walk(node) if isinstance(n, ast.Call) and not is_pure_call(n)]
 
 
+class NodeFacts:
+    """Facts about AST nodes, keyed by identity, holding a reference to each node.
+
+    A pass that replaces statements frees the old nodes, and CPython hands a freed
+    node's ``id`` to the next node allocated: a plain ``dict`` keyed by ``id`` would
+    give the new statement the old one's facts (a known-zero adjoint that is not).
+    Keeping the node alive makes its ``id`` unique for the life of the map, and a
+    lookup checks identity.
+
+        >>> facts = NodeFacts()
+        >>> stmt = ast.parse("x = 1").body[0]
+        >>> facts[stmt] = {"x"}
+        >>> facts.get(stmt), facts.get(ast.parse("x = 1").body[0])
+        ({'x'}, None)
+    """
+
+    def __init__(self):
+        self._entries: dict[int, tuple[ast.AST, object]] = {}
+
+    def __setitem__(self, node: ast.AST, fact) -> None:
+        self._entries[id(node)] = (node, fact)
+
+    def get(self, node: ast.AST, default=None):
+        """The fact recorded for this very node, else ``default``."""
+        entry = self._entries.get(id(node))
+        return entry[1] if entry is not None and entry[0] is node else default
+
+    def __contains__(self, node: ast.AST) -> bool:
+        entry = self._entries.get(id(node))
+        return entry is not None and entry[0] is node
+
+
 def statement_lists(node: ast.AST):
     """Every statement list (bodies and else branches) inside ``node``, outermost first."""
     for field in ("body", "orelse"):

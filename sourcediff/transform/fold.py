@@ -105,12 +105,16 @@ class _Liveness:
 
     def __init__(self, function: ast.FunctionDef):
         self.function = function
-        self.after: dict[int, frozenset] | None = None
+        self.after = None
 
     def live_after(self, stmt: ast.stmt) -> frozenset:
-        if self.after is None:
+        # A statement the analysis has not seen (made since) gets a fresh analysis.
+        if self.after is None or stmt not in self.after:
             self.after = live_after_statements(self.function)
-        return self.after.get(id(stmt), frozenset())
+        return self.after.get(stmt, frozenset(self.everything()))
+
+    def everything(self) -> set[str]:
+        return {n.id for n in ast.walk(self.function) if isinstance(n, ast.Name)}
 
     def invalidate(self) -> None:
         self.after = None

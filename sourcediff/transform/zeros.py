@@ -31,7 +31,7 @@ from __future__ import annotations
 import ast
 
 from .dataflow import ForwardMust
-from .effects import names_written
+from .effects import NodeFacts, names_written
 
 Zeros = frozenset
 
@@ -51,7 +51,7 @@ def _is_zero_literal(value: ast.expr) -> bool:
 class _KnownZeros(ForwardMust):
     def __init__(self):
         super().__init__()
-        self.written: dict[int, set[str]] = {}  # names_written by statement: loops revisit
+        self.written = NodeFacts()  # names_written by statement: loops revisit
 
     def rewrite_at(self, stmts: list[ast.stmt], index: int, zeros: Zeros) -> bool:
         stmt = stmts[index]
@@ -66,10 +66,9 @@ class _KnownZeros(ForwardMust):
         return False
 
     def simple(self, stmt: ast.stmt, zeros: Zeros) -> Zeros:
-        key = id(stmt)
-        if key not in self.written:
-            self.written[key] = names_written(stmt)
-        zeros = zeros - self.written[key]
+        if stmt not in self.written:
+            self.written[stmt] = names_written(stmt)
+        zeros = zeros - self.written.get(stmt)
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
             target = stmt.targets[0]
             if isinstance(target, ast.Name) and _is_zero_literal(stmt.value):
