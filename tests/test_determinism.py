@@ -1,4 +1,4 @@
-"""The derivative source of a program is the same in every process (tests/fuzzing/determinism.py)."""
+"""The derivative source of a program is the same in every process (fuzzing/determinism.py)."""
 
 import subprocess
 import sys

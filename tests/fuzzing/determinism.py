@@ -36,7 +36,8 @@ def source_hashes(first_seed: int, programs: int, folder: Path) -> dict[str, str
         f = load(generate(seed).source, folder, seed)
         for policy in policies():
             try:
-                text = sd.adjoint_source(f, argnums=(0, 1, 2, 3), args=arguments(seed), policy=policy)
+                options = dict(argnums=(0, 1, 2, 3), args=arguments(seed), policy=policy)
+                text = sd.adjoint_source(f, **options)
             except Exception as exc:  # noqa: BLE001 - a refusal is a result too
                 text = f"{type(exc).__name__}: {str(exc).splitlines()[0]}"
             hashes[f"{seed} {policy}"] = hashlib.sha1(text.encode()).hexdigest()
