@@ -48,6 +48,7 @@ from .cleanup import drop_dead_stores
 from .cse import share_common_subexpressions
 from .fold import fold_temporaries
 from .forwarding import forward_array_adjoints
+from .slicing import slice_to_result
 from .zeros import assign_first_contributions
 
 MAX_ROUNDS = 8  # each round is a fixed point of its own; two or three rounds suffice in practice
@@ -58,11 +59,15 @@ def enabled() -> bool:
     return os.environ.get("SOURCEDIFF_OPTIMIZE", "1") != "0"
 
 
-def optimize(function: ast.FunctionDef) -> ast.FunctionDef:
-    """An optimized copy of the generated ``function`` (see the module docstring)."""
+def optimize(function: ast.FunctionDef, result_only: bool = False) -> ast.FunctionDef:
+    """An optimized copy of the generated ``function`` (see the module docstring); with
+    ``result_only`` (the counting function, whose arrays are scratch) first sliced down to
+    what its result depends on (slicing.py)."""
     function = unshared(copy.deepcopy(function))
     if not enabled():
         return function
+    if result_only:
+        slice_to_result(function)
     for _ in range(MAX_ROUNDS):
         changed = assign_first_contributions(function)
         changed |= forward_array_adjoints(function)

@@ -1,0 +1,263 @@
+"""Keep only what a function's result depends on (a backward slice), for the counting function.
+
+The counting function (``f_record_bytes``: what ``sd.tape_size`` reports and what
+policy "auto" plans from) is the primal with ``recorded_bytes += 8`` where the
+derivative records. Most of the primal's work never reaches those counts: the
+stores into arrays whose contents no branch, trip count or size reads. Slicing
+them away makes the function that "auto" compiles and runs at its first call a
+fraction of the primal.
+
+The slice is flow-insensitive and conservative. A name is needed for its *value*
+(an array's contents) or only for its *binding* (read through ``.shape``,
+``.nbytes``, ``.ndim``, ``len``). A statement stays when it binds a needed name,
+stores into (or calls a method of, or passes to a call) an array whose value is
+needed, or jumps, returns or raises; a loop or branch stays when anything inside it
+stays, and what it tests or iterates over is then needed for its value. Names that
+may share memory (``w = x[1:]``, ``u, v = v, u``) are needed together.
+
+    >>> fn = ast.parse('''
+    ... def f_record_bytes(x, steps):
+    ...     recorded_bytes = 0
+    ...     u = np.copy(x)
+    ...     for _ in range(steps):
+    ...         for i in range(1, u.shape[0]):
+    ...             recorded_bytes += 8
+    ...             u[i] = u[i - 1] * 0.5
+    ...     return recorded_bytes
+    ... ''').body[0]
+    >>> print(ast.unparse(slice_to_result(fn)))
+    def f_record_bytes(x, steps):
+        recorded_bytes = 0
+        u = np.copy(x)
+        for _ in range(steps):
+            for i in range(1, u.shape[0]):
+                recorded_bytes += 8
+        return recorded_bytes
+"""
+
+from __future__ import annotations
+
+import ast
+
+from ..codegen import Comment
+from .effects import is_pure
+
+SHAPE_ATTRIBUTES = frozenset({"shape", "nbytes", "ndim", "size", "dtype"})
+# Calls that return a new array (or a number): the result shares no memory with an argument.
+FRESH_CALLS = frozenset(
+    {"copy", "zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like"}
+    | {"full_like", "len", "range", "float", "int", "max", "min", "abs", "sum", "exp", "log"}
+    | {"sqrt", "sin", "cos", "tanh", "dot", "arange", "linspace", "prod", "mean"}
+)
+
+
+class _Needs:
+    """Names needed for their value, and for their binding only."""
+
+    def __init__(self, aliases: dict[str, set[str]]):
+        self.values: set[str] = set()
+        self.bindings: set[str] = set()
+        self.aliases = aliases
+
+    def add_reads(self, node: ast.AST) -> None:
+        """Everything ``node`` reads: through a shape attribute or ``len``, the binding."""
+        shape_only = set()
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Attribute) and sub.attr in SHAPE_ATTRIBUTES:
+                shape_only.add(id(sub.value))
+            elif _called(sub) == "len" and sub.args:
+                shape_only.add(id(sub.args[0]))
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load):
+                (self.bindings if id(sub) in shape_only else self.values).add(sub.id)
+
+    def add_binding_reads(self, value: ast.expr) -> None:
+        """What ``value`` reads when only the shape of its result is needed."""
+        if isinstance(value, ast.Name):
+            self.bindings.add(value.id)
+        elif isinstance(value, (ast.Tuple, ast.List)):
+            for element in value.elts:
+                self.add_binding_reads(element)
+        elif isinstance(value, ast.Subscript):
+            self.add_binding_reads(value.value)
+            self.add_reads(value.slice)
+        else:
+            self.add_reads(value)
+
+    def value_needed(self, name: str) -> bool:
+        return any(other in self.values for other in self.aliases.get(name, {name}))
+
+    def binding_needed(self, name: str) -> bool:
+        return name in self.bindings or self.value_needed(name)
+
+
+def slice_to_result(function: ast.FunctionDef) -> ast.FunctionDef:
+    """``function`` (changed in place) without the statements its result does not need."""
+    aliases = _alias_classes(function)
+    needs = _Needs(aliases)
+    while True:
+        before = (len(needs.values), len(needs.bindings))
+        _mark(function.body, needs)
+        if (len(needs.values), len(needs.bindings)) == before:
+            break
+    function.body = _kept(function.body, needs) or [ast.Pass()]
+    return function
+
+
+def _mark(stmts: list[ast.stmt], needs: _Needs) -> bool:
+    """Add the reads of every statement that stays; whether any stays."""
+    any_kept = False
+    for stmt in stmts:
+        if _stays(stmt, needs):
+            any_kept = True
+    return any_kept
+
+
+def _stays(stmt: ast.stmt, needs: _Needs) -> bool:
+    if isinstance(stmt, (ast.For, ast.While, ast.If)):
+        inner = _mark(stmt.body, needs) | _mark(stmt.orelse, needs)
+        if inner:
+            needs.add_reads(stmt.iter if isinstance(stmt, ast.For) else stmt.test)
+        return inner
+    if isinstance(stmt, (ast.Pass, Comment)):
+        return False
+    if not _needed_here(stmt, needs):
+        return False
+    if isinstance(stmt, ast.Assign) and not _value_needed(stmt.targets, needs):
+        needs.add_binding_reads(stmt.value)  # u, v = v, u for u.shape: no contents
+        for target in stmt.targets:
+            needs.add_reads(target)
+    else:
+        needs.add_reads(stmt)
+    return True
+
+
+def _value_needed(targets: list[ast.expr], needs: _Needs) -> bool:
+    bound = [_bound_names(t) for t in targets]
+    plain = all(isinstance(t, (ast.Name, ast.Tuple, ast.List)) for t in targets)
+    return not plain or any(needs.value_needed(n) for names in bound for n in names)
+
+
+def _needed_here(stmt: ast.stmt, needs: _Needs) -> bool:
+    if isinstance(stmt, (ast.Return, ast.Break, ast.Continue, ast.Raise, ast.Assert)):
+        return True
+    if isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+        if stmt.value is not None and not is_pure(stmt.value):
+            return True  # a call that may change its arguments (a user's helper)
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+        return any(_target_needed(t, needs) for t in targets)
+    if isinstance(stmt, ast.Expr):  # a call: it may write into any array it is given
+        return any(needs.value_needed(n) for n in _names(stmt.value)) or _unknown_call(stmt)
+    return True  # anything else (with, try, delete, nested functions): keep
+
+
+def _target_needed(target: ast.expr, needs: _Needs) -> bool:
+    if isinstance(target, ast.Name):
+        return needs.binding_needed(target.id)
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return any(_target_needed(t, needs) for t in target.elts)
+    if isinstance(target, ast.Starred):
+        return _target_needed(target.value, needs)
+    base = _base_name(target)  # a store into an element, slice or attribute
+    return base is None or needs.value_needed(base)
+
+
+def _unknown_call(stmt: ast.Expr) -> bool:
+    """A call whose arguments are not plain names may write anywhere: keep it."""
+    return not isinstance(stmt.value, ast.Call)
+
+
+def _kept(stmts: list[ast.stmt], needs: _Needs) -> list[ast.stmt]:
+    out = []
+    for stmt in stmts:
+        if isinstance(stmt, (ast.For, ast.While, ast.If)):
+            body, orelse = _kept(stmt.body, needs), _kept(stmt.orelse, needs)
+            if body or orelse:
+                stmt.body, stmt.orelse = body or [ast.Pass()], orelse
+                out.append(stmt)
+        elif not isinstance(stmt, (ast.Pass, Comment)) and _needed_here(stmt, needs):
+            out.append(stmt)
+    return out
+
+
+def _alias_classes(function: ast.FunctionDef) -> dict[str, set[str]]:
+    """Names that may share memory, each mapped to its whole class (union-find)."""
+    parent: dict[str, str] = {}
+
+    def find(name: str) -> str:
+        while parent.get(name, name) != name:
+            name = parent[name]
+        return name
+
+    def join(names: set[str]) -> None:
+        ordered = sorted(names)
+        for name in ordered:
+            parent.setdefault(name, name)
+        for name in ordered[1:]:
+            parent[find(name)] = find(ordered[0])
+
+    for node in ast.walk(function):
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            bound = set().union(*(_bound_names(t) for t in targets))
+            join(bound | (_possible_views(node.value) if bound else set()))
+        elif isinstance(node, ast.For):
+            join(_bound_names(node.target) | _possible_views(node.iter))
+        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+            join(_names(node.value))  # lst.append(a): a may come back out of lst
+    classes: dict[str, set[str]] = {}
+    for name in list(parent):
+        classes.setdefault(find(name), set()).add(name)
+    return {name: classes[find(name)] for name in parent}
+
+
+def _possible_views(value: ast.expr) -> set[str]:
+    """Names whose memory the value of ``value`` may share (``x[i, :]``, ``x.T``, ``v``;
+    not the indices of a subscript, nor arithmetic, nor a fresh array)."""
+    if isinstance(value, ast.Name):
+        return {value.id}
+    if isinstance(value, (ast.BinOp, ast.UnaryOp, ast.Compare, ast.BoolOp, ast.Constant)):
+        return set()
+    if _is_shape(value) or (isinstance(value, ast.Subscript) and _is_shape(value.value)):
+        return set()  # x.shape, x.shape[0]: numbers
+    if isinstance(value, (ast.Subscript, ast.Attribute, ast.Starred)):
+        return _possible_views(value.value)
+    if isinstance(value, (ast.Tuple, ast.List)):
+        return set().union(*(_possible_views(e) for e in value.elts))
+    if isinstance(value, ast.IfExp):
+        return _possible_views(value.body) | _possible_views(value.orelse)
+    if isinstance(value, ast.Call) and _called(value) in FRESH_CALLS:
+        return set()
+    return _names(value)
+
+
+def _is_shape(node: ast.expr) -> bool:
+    return isinstance(node, ast.Attribute) and node.attr in SHAPE_ATTRIBUTES
+
+
+def _called(node: ast.AST) -> str | None:
+    if not isinstance(node, ast.Call):
+        return None
+    func = node.func
+    return func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
+
+
+def _base_name(target: ast.expr) -> str | None:
+    while isinstance(target, (ast.Subscript, ast.Attribute)):
+        target = target.value
+    return target.id if isinstance(target, ast.Name) else None
+
+
+def _bound_names(target: ast.expr) -> set[str]:
+    """The names an assignment target rebinds (not those of a subscript it stores into)."""
+    if isinstance(target, ast.Name):
+        return {target.id}
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return set().union(*(_bound_names(t) for t in target.elts))
+    if isinstance(target, ast.Starred):
+        return _bound_names(target.value)
+    return set()
+
+
+def _names(node: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
