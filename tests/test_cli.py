@@ -30,7 +30,7 @@ def test_show_prints_the_adjoint_of_an_example():
 def test_show_with_explicit_example_arguments():
     result = _show("examples/quickstart.py:f", "--wrt", "y", "--args", "1.5, 0.3, 10")
     assert result.returncode == 0, result.stderr
-    assert "return (value, (y_bar,))" in result.stdout
+    assert "return (s, (y_bar,))" in result.stdout  # the value is f's own s
 
 
 def test_show_reports_a_missing_function():

@@ -1,5 +1,6 @@
 """``sd.tape_size``: the record a policy needs, known before running the derivative."""
 
+import math
 import tracemalloc
 
 import golden_functions as g
@@ -79,3 +80,22 @@ def test_auto_plans_within_its_budget_and_checkpoints_only_when_needed(monkeypat
         assert np.allclose(a, e, rtol=1e-12, atol=0.0)
     few_steps = sd.adjoint_source(g.heat, argnums=(0, 1), args=(U0, 0.2, 10))
     assert "fits the memory budget" in few_steps
+
+
+def _loop_in_a_branch(x, n):
+    s = 0.0
+    if x > 10.0:
+        for i in range(n):
+            s = s + math.sin(x * i)
+    return s + x * x
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_a_checkpointed_loop_in_a_branch_not_taken_counts_no_schedule(jit):
+    """Its trip count is never set; the schedule counted at the end was read unbound."""
+    policy = sd.Checkpoint(snapshots=2)
+    untaken = sd.tape_size(_loop_in_a_branch, 1.0, 50, policy=policy, jit=jit)
+    taken = sd.tape_size(_loop_in_a_branch, 11.0, 50, policy=policy, jit=jit)
+    none_run = sd.tape_size(_loop_in_a_branch, 11.0, 0, policy=policy, jit=jit)
+    assert untaken == 0  # nothing recorded: the branch runs once, outside any loop
+    assert untaken <= none_run < taken

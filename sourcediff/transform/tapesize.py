@@ -132,6 +132,18 @@ class _Counter:
         )
 
 
+def _names_read(expressions: list[str]) -> set[str]:
+    """The variables the end-of-function byte counts read (loop trip counts)."""
+    trees = [ast.parse(text, mode="eval") for text in expressions]
+    called = {id(n.func) for tree in trees for n in ast.walk(tree) if isinstance(n, ast.Call)}
+    return {
+        n.id
+        for tree in trees
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Name) and id(n) not in called
+    }
+
+
 def _name_of(node: ast.AST) -> str:
     return node.id if isinstance(node, ast.Name) else ""
 
@@ -139,6 +151,9 @@ def _name_of(node: ast.AST) -> str:
 def counting_function(name: str, params: list[str], forward: list[ast.stmt], info: RecordInfo):
     """A function of the primal's parameters returning the bytes the adjoint records."""
     body = [_parse("recorded_bytes = 0"), _parse("peak_bytes = 0")]
+    # A checkpointed loop inside a branch sets its trip count only when the branch runs;
+    # its schedule (counted at the end) is then empty: revolve_actions(0, k) has no bytes.
+    body += [_parse(f"{count} = 0") for count in sorted(_names_read(info.extra) - set(params))]
     body += _Counter(info).block(forward, "recorded_bytes")
     body += [_parse(f"recorded_bytes += {extra}") for extra in info.extra]
     body.append(_parse("return recorded_bytes + peak_bytes"))
