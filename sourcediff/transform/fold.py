@@ -49,6 +49,7 @@ from collections import Counter
 from ..codegen import Comment
 from .cleanup import live_after_statements
 from .effects import (
+    NodeFacts,
     has_effects,
     impure_calls,
     is_pure,
@@ -93,10 +94,28 @@ def _one_round(function: ast.FunctionDef) -> bool:
         index = 0
         while index < len(stmts):
             if _rewrite_at(stmts, index, counts, liveness):
+                liveness.summaries = _Summaries()  # statements changed: forget what they read
                 changed = True
             else:
                 index += 1
     return changed
+
+
+class _Summaries:
+    """What each statement reads, binds and changes, computed once per statement while
+    nothing is rewritten (scanning a block asks again about the same loops)."""
+
+    def __init__(self):
+        self.facts = NodeFacts()
+
+    def of(self, stmt: ast.stmt) -> tuple[set, set, set, bool]:
+        """``(names read, names written, names changed, has effects)`` of ``stmt``."""
+        summary = self.facts.get(stmt)
+        if summary is None:
+            summary = (names_read(stmt), names_written(stmt), names_changed(stmt))
+            summary += (has_effects(stmt),)
+            self.facts[stmt] = summary
+        return summary
 
 
 class _Liveness:
@@ -106,12 +125,14 @@ class _Liveness:
     def __init__(self, function: ast.FunctionDef):
         self.function = function
         self.after = None
+        self.summaries = _Summaries()
 
     def live_after(self, stmt: ast.stmt) -> frozenset:
         # A statement the analysis has not seen (made since) gets a fresh analysis.
         if self.after is None or stmt not in self.after:
             self.after = live_after_statements(self.function)
-        return self.after.get(stmt, frozenset(self.everything()))
+        live = self.after.get(stmt)
+        return live if live is not None else frozenset(self.everything())
 
     def everything(self) -> set[str]:
         return {n.id for n in ast.walk(self.function) if isinstance(n, ast.Name)}
@@ -143,7 +164,10 @@ def _rewrite_at(stmts: list[ast.stmt], index: int, counts: _Counts, liveness) ->
     if not is_pure(stmt.value):
         return False
     only_use = counts.binds[name] == 1 and counts.reads[name] == 1
-    if _fold_single_use(stmts, index, name, None if only_use else liveness):
+    folded = _fold_single_use(
+        stmts, index, name, None if only_use else liveness, liveness.summaries
+    )
+    if folded:
         counts.binds[name] -= 1
         counts.reads[name] -= 1
         return True
@@ -170,14 +194,16 @@ def _copies_back(stmts: list[ast.stmt], index: int) -> bool:
     return False
 
 
-def _fold_single_use(stmts: list[ast.stmt], index: int, name: str, liveness=None) -> bool:
+def _fold_single_use(stmts, index: int, name: str, liveness=None, summaries=None) -> bool:
     """Move the value of ``name = value`` into the one statement that reads it: the only
     read of ``name`` in the function, or (given ``liveness``) the next statement that
     mentions ``name``, reading it once, after which this value is dead."""
     value = stmts[index].value
     reads = names_read(value)
+    summaries = summaries or _Summaries()
     for later in stmts[index + 1 :]:
-        if name in names_read(later):
+        read, written, changed, effects = summaries.of(later)
+        if name in read:
             if not _evaluated_once_in(later, name):
                 return False
             if liveness is not None and not _last_read_of_this_value(later, name, liveness):
@@ -185,7 +211,7 @@ def _fold_single_use(stmts: list[ast.stmt], index: int, name: str, liveness=None
             _Substitute(name, value).visit(later)
             del stmts[index]
             return True
-        if has_effects(later) or reads & names_changed(later) or name in names_written(later):
+        if effects or reads & changed or name in written:
             return False
     return False
 

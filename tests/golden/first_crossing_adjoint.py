@@ -96,21 +96,12 @@ def first_crossing_vjp(x, limit, first_crossing_bar):
 def first_crossing_record_bytes(x, limit):
     recorded_bytes = 0
     peak_bytes = 0
-    returned = False
     broke = False
-    n_i = 0
     for i in range(1, 100):
-        n_i = n_i + 1
-        skip = False
         x = x * 1.1 + 0.01 * i
         recorded_bytes += 1
         if x > limit:
-            result = x * i
-            returned = True
             broke = True
-            skip = True
         if broke:
             break
-    if not returned:
-        pass
     return recorded_bytes + peak_bytes

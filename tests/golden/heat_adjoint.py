@@ -124,19 +124,9 @@ def heat_record_bytes(u0, alpha, steps):
     recorded_bytes = 0
     peak_bytes = 0
     n = u0.shape[0]
-    u = np.copy(u0)
-    v = np.zeros(n)
     for _ in range(steps):
         t1 = n - 1
         recorded_bytes += 8
         for i in range(1, t1):
-            t2 = u[i]
-            t7 = u[i - 1] - 2.0 * t2
-            t9 = u[i + 1]
             recorded_bytes += 8
-            v[i] = t2 + alpha * (t7 + t9)
-        v[0] = u[0]
-        t14 = n - 1
-        v[t14] = u[t14]
-        u, v = (v, u)
     return recorded_bytes + peak_bytes

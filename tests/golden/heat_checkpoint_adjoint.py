@@ -181,14 +181,7 @@ def heat_record_bytes(u0, alpha, steps):
     for _ in range(steps):
         iteration_bytes = 0
         for i in range(1, n - 1):
-            t2 = u[i]
-            t7 = u[i - 1] - 2.0 * t2
-            t9 = u[i + 1]
             iteration_bytes += 8
-            v[i] = t2 + alpha * (t7 + t9)
-        v[0] = u[0]
-        t14 = n - 1
-        v[t14] = u[t14]
         u, v = (v, u)
         peak_bytes = max(peak_bytes, iteration_bytes)
     recorded_bytes += revolve_actions(n_iter, 4).nbytes
