@@ -208,26 +208,30 @@ class _Analysis:
 def invariant_trip_counts(node: ast.FunctionDef, counters: dict) -> set[int]:
     r"""The trip-count assignments (``n_j = len(range(t3))`` before an inner ``for``) whose
     bounds no enclosing loop changes: each run assigns the same count, so overwriting it
-    loses nothing and the reverse sweep reads the last one (no tape of counts).
+    loses nothing and the reverse sweep reads the last one (no tape of counts). A bound
+    assigned in the loop counts as unchanged when that is its only assignment, earlier in
+    the same block, from values no enclosing loop changes (``t3 = m - 1``).
 
-    >>> f = ast.parse("def f(n, m):\n    for i in range(n):\n        n_j = len(range(m))\n"
-    ...               "        for j in range(m):\n            s = i * j").body[0]
+    >>> f = ast.parse("def f(n, m):\n    for i in range(n):\n        t3 = m - 1\n"
+    ...               "        n_j = len(range(t3))\n"
+    ...               "        for j in range(t3):\n            s = i * j").body[0]
     >>> from types import SimpleNamespace
-    >>> inner = f.body[0].body[1]
+    >>> inner = f.body[0].body[2]
     >>> [ast.unparse(s) for s in ast.walk(f) if id(s) in invariant_trip_counts(
     ...     f, {inner: SimpleNamespace(name="n_j", running=False)})]
-    ['n_j = len(range(m))']
+    ['n_j = len(range(t3))']
     """
     found: set[int] = set()
+    bindings = _binding_counts(node)
 
     def visit(block: list[ast.stmt], changed: set[str] | None) -> None:
         for index, stmt in enumerate(block):
             counter = counters.get(stmt) if isinstance(stmt, ast.For) else None
             if changed is not None and counter is not None and not counter.running and index:
                 before = block[index - 1]
-                bounds = {a.id for a in stmt.iter.args if isinstance(a, ast.Name)}
                 counted = isinstance(before, ast.Assign) and ir.target_name(before) == counter.name
-                if counted and not bounds & changed:
+                fixed = _Fixed(block[: index - 1], changed, bindings)
+                if counted and all(fixed.holds(name) for name in names_read(stmt.iter)):
                     found.add(id(before))
             if isinstance(stmt, (ast.For, ast.While)):
                 visit(stmt.body, (changed or set()) | liveness.modified([stmt]))
@@ -237,6 +241,37 @@ def invariant_trip_counts(node: ast.FunctionDef, counters: dict) -> set[int]:
 
     visit(node.body, None)
     return found
+
+
+def _binding_counts(node: ast.FunctionDef) -> dict[str, int]:
+    counts: dict[str, int] = {a.arg: 1 for a in node.args.args}
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Name) and not isinstance(sub.ctx, ast.Load):
+            counts[sub.id] = counts.get(sub.id, 0) + 1
+    return counts
+
+
+class _Fixed:
+    """Whether a name holds the same value at the end of ``earlier`` in every iteration."""
+
+    ARITHMETIC = (ast.Name, ast.Constant, ast.BinOp, ast.UnaryOp, ast.operator, ast.unaryop)
+    ARITHMETIC += (ast.expr_context,)
+
+    def __init__(self, earlier: list[ast.stmt], changed: set[str], bindings: dict[str, int]):
+        self.earlier, self.changed, self.bindings = earlier, changed, bindings
+
+    def holds(self, name: str, depth: int = 0) -> bool:
+        if name not in self.changed:
+            return True
+        if self.bindings.get(name, 0) != 1 or depth > 8:
+            return False
+        for stmt in self.earlier:
+            target = stmt.targets[0] if isinstance(stmt, ast.Assign) else None
+            if isinstance(target, ast.Name) and target.id == name and len(stmt.targets) == 1:
+                arithmetic = all(isinstance(n, self.ARITHMETIC) for n in ast.walk(stmt.value))
+                reads = names_read(stmt.value)
+                return arithmetic and all(self.holds(r, depth + 1) for r in reads)
+        return False
 
 
 def _base(name: str) -> str:

@@ -42,9 +42,7 @@ def heat(u0, alpha, steps):
 
 def heat_vjp(u0, alpha, steps, heat_bar):
     # forward sweep
-    n_i = 0
     t10 = 0.0
-    n_i_top = 0
     t10_top = 0
     # golden_functions.py:46: n = u0.shape[0]
     n = u0.shape[0]
@@ -54,13 +52,10 @@ def heat_vjp(u0, alpha, steps, heat_bar):
     v = np.zeros(n)
     # golden_functions.py:49: for _ in range(steps):
     n_iter = len(range(steps))
-    n_i_tape = np.empty(n_iter, np.int64)
     t10_tape = np.empty(n_iter * len(range(1, n - 1)), np.float64)
     for _ in range(steps):
         # golden_functions.py:50: for i in range(1, n - 1):
         t1 = n - 1
-        n_i_tape[n_i_top] = n_i
-        n_i_top += 1
         n_i = len(range(1, t1))
         for i in range(1, t1):
             # golden_functions.py:51: v[i] = u[i] + alpha * (u[i - 1] - 2.0 * u[i] + u[i + 1])
@@ -113,8 +108,6 @@ def heat_vjp(u0, alpha, steps, heat_bar):
             u_bar[i] += 2.0 * -t10_bar
             u_bar[i - 1] += t10_bar
             u_bar[i] += t12_bar
-        n_i_top -= 1
-        n_i = n_i_tape[n_i_top]
     # golden_functions.py:47: u = u0.copy()
     add_into(u0_bar, u_bar)
     return (value, (u0_bar, alpha_bar))
@@ -125,8 +118,6 @@ def heat_record_bytes(u0, alpha, steps):
     peak_bytes = 0
     n = u0.shape[0]
     for _ in range(steps):
-        t1 = n - 1
-        recorded_bytes += 8
-        for i in range(1, t1):
+        for i in range(1, n - 1):
             recorded_bytes += 8
     return recorded_bytes + peak_bytes
