@@ -69,26 +69,30 @@ class _Grad(_ValueAndGrad):
     with_value = False
 
 
-def grad(func=None, argnums=0, *, policy="auto", jit=True):
+def grad(func=None, argnums=0, *, policy="auto", jit=True, fastmath=False):
     """The gradient of scalar function ``func`` with respect to argument(s) ``argnums``.
 
     Usable as ``sd.grad(f)``, ``sd.grad(f, argnums=(0, 1))`` or as a bare
     decorator. The result has the type of the input (a float for a float) or
-    is a tuple for a tuple ``argnums``.
+    is a tuple for a tuple ``argnums``. ``fastmath=True`` lets Numba reassociate
+    floating point (vectorized sums: faster, not bit for bit the same); every
+    function below takes it too.
     """
+    options = dict(policy=policy, jit=jit, fastmath=fastmath)
     if func is None:
-        return functools.partial(grad, argnums=argnums, policy=policy, jit=jit)
-    return _Grad(func, argnums, policy, jit)
+        return functools.partial(grad, argnums=argnums, **options)
+    return _Grad(func, argnums, policy, jit, fastmath)
 
 
-def value_and_grad(func=None, argnums=0, *, policy="auto", jit=True):
+def value_and_grad(func=None, argnums=0, *, policy="auto", jit=True, fastmath=False):
     """Like :func:`grad` but returns ``(value, gradient)``."""
+    options = dict(policy=policy, jit=jit, fastmath=fastmath)
     if func is None:
-        return functools.partial(value_and_grad, argnums=argnums, policy=policy, jit=jit)
-    return _ValueAndGrad(func, argnums, policy, jit)
+        return functools.partial(value_and_grad, argnums=argnums, **options)
+    return _ValueAndGrad(func, argnums, policy, jit, fastmath)
 
 
-def vjp(func, *primals, policy="auto", jit=True):
+def vjp(func, *primals, policy="auto", jit=True, fastmath=False):
     """``(out, pullback)``: ``pullback(cotangent)`` gives one cotangent per primal.
 
     Integer and bool primals are not differentiated; their entry is ``None``.
@@ -96,7 +100,7 @@ def vjp(func, *primals, policy="auto", jit=True):
     for an array result, an array of its shape.
     """
     float_positions = tuple(k for k, v in enumerate(primals) if differentiable(v))
-    transformed = Specializer(func, float_positions or (0,), policy, jit)
+    transformed = Specializer(func, float_positions or (0,), policy, jit, fastmath)
     transformed.refuse_dicts("sd.vjp")
     args = transformed.bind(primals, {})
     entry = copies(args)  # the pullback differentiates at the values on entry
@@ -121,7 +125,7 @@ def vjp(func, *primals, policy="auto", jit=True):
     return as_output(value), pullback
 
 
-def jacobian(func, argnums=0, mode="auto", *, policy="auto", jit=True):
+def jacobian(func, argnums=0, mode="auto", *, policy="auto", jit=True, fastmath=False):
     """The Jacobian of ``func`` with respect to ``argnums``.
 
     ``mode="reverse"`` takes one reverse sweep per output element,
@@ -132,7 +136,7 @@ def jacobian(func, argnums=0, mode="auto", *, policy="auto", jit=True):
     """
     if mode not in ("auto", "forward", "reverse"):
         raise ArgumentError(f"mode must be 'auto', 'forward' or 'reverse', got {mode!r}")
-    transformed = Specializer(func, argnums, policy, jit)
+    transformed = Specializer(func, argnums, policy, jit, fastmath)
     transformed.refuse_dicts("sd.jacobian")
 
     def jac(*args, **kwargs):
@@ -152,7 +156,7 @@ def jacobian(func, argnums=0, mode="auto", *, policy="auto", jit=True):
     return functools.wraps(func)(jac)
 
 
-def jvp(func, primals, tangents, *, policy="auto", jit=True):
+def jvp(func, primals, tangents, *, policy="auto", jit=True, fastmath=False):
     """``(out, tangent_out)``: the derivative of ``func`` at ``primals`` along ``tangents``.
 
     Forward mode by source transformation: one pass, tangents beside values.
@@ -163,7 +167,7 @@ def jvp(func, primals, tangents, *, policy="auto", jit=True):
         raise ArgumentError("primals and tangents must have the same length")
     check_policy(policy)
     positions = tuple(k for k, v in enumerate(primals) if differentiable(v))
-    transformed = Specializer(func, positions or (0,), "auto", jit)
+    transformed = Specializer(func, positions or (0,), "auto", jit, fastmath)
     transformed.refuse_dicts("sd.jvp")
     args = transformed.bind(primals, {})
     if not positions:
@@ -190,7 +194,7 @@ def tangent_source(func, argnums=0, *, args=None, signature=None) -> str:
     )
 
 
-def hessian(func=None, argnums=0, *, policy="auto", jit=True):
+def hessian(func=None, argnums=0, *, policy="auto", jit=True, fastmath=False):
     """The Hessian of scalar ``func`` with respect to ``argnums``, reverse over forward.
 
     Column j is the Hessian-vector product with the unit vector e_j (see
@@ -199,8 +203,9 @@ def hessian(func=None, argnums=0, *, policy="auto", jit=True):
     ``x``); a tuple gives nested tuples of blocks.
     """
     if func is None:
-        return functools.partial(hessian, argnums=argnums, policy=policy, jit=jit)
-    second = SecondOrder(Specializer(func, argnums, policy, jit))
+        options = dict(policy=policy, jit=jit, fastmath=fastmath)
+        return functools.partial(hessian, argnums=argnums, **options)
+    second = SecondOrder(Specializer(func, argnums, policy, jit, fastmath))
     second.first.refuse_dicts("sd.hessian and sd.hvp")
 
     def hess(*args, **kwargs):
@@ -214,7 +219,7 @@ def hessian(func=None, argnums=0, *, policy="auto", jit=True):
     return functools.wraps(func)(hess)
 
 
-def hvp(func=None, argnums=0, *, policy="auto", jit=True):
+def hvp(func=None, argnums=0, *, policy="auto", jit=True, fastmath=False):
     """``hvp(f)(*args, v)``: the Hessian of scalar ``func`` times ``v``, without forming it.
 
     ``v`` has the shape of the argument ``argnums`` (a tuple of such for a tuple
@@ -222,8 +227,8 @@ def hvp(func=None, argnums=0, *, policy="auto", jit=True):
     tangent function: about the cost of a few gradients.
     """
     if func is None:
-        return functools.partial(hvp, argnums=argnums, policy=policy, jit=jit)
-    second = SecondOrder(Specializer(func, argnums, policy, jit))
+        return functools.partial(hvp, argnums=argnums, policy=policy, jit=jit, fastmath=fastmath)
+    second = SecondOrder(Specializer(func, argnums, policy, jit, fastmath))
     second.first.refuse_dicts("sd.hessian and sd.hvp")
 
     def product(*args):
@@ -245,8 +250,9 @@ def hvp(func=None, argnums=0, *, policy="auto", jit=True):
 class _Jit:
     """The normalized primal compiled with Numba (helpers inlined)."""
 
-    def __init__(self, func):
+    def __init__(self, func, fastmath=False):
         self.func = func
+        self.fastmath = bool(fastmath)
         self.parsed = pipeline.parse(func)
         self.signature = inspect.signature(func)
         self.layout = ArgumentLayout(list(self.signature.parameters), self.parsed.dict_params)
@@ -255,12 +261,13 @@ class _Jit:
 
     def __reduce__(self):
         """Pickle as the function: the unpickling process compiles (or loads) its own."""
-        return unpickle_with_sources, (_Jit, self.parsed.source_records(), (self.func,))
+        records = self.parsed.source_records()
+        return unpickle_with_sources, (_Jit, records, (self.func, self.fastmath))
 
     def numba_stub(self):
         """What njit code calls: the compiled primal's own dispatcher."""
         if self._compiled is None:
-            built = pipeline.build_primal_module(self.parsed)
+            built = pipeline.build_primal_module(self.parsed, self.fastmath)
             self._compiled = pipeline.load(built, built.primal, True)
         return self._compiled
 
@@ -273,9 +280,12 @@ class _Jit:
         return self._compiled(*self.layout.expand(tuple(args)))
 
 
-def jit(func):
-    """``func`` compiled with Numba in nopython mode, helpers and all."""
-    return _Jit(func)
+def jit(func=None, *, fastmath=False):
+    """``func`` compiled with Numba in nopython mode, helpers and all (``@sd.jit`` or
+    ``@sd.jit(fastmath=True)``)."""
+    if func is None:
+        return functools.partial(jit, fastmath=fastmath)
+    return _Jit(func, fastmath)
 
 
 interop.register(_ValueAndGrad)

@@ -165,11 +165,12 @@ class _HealingCache(FunctionCache):
             return None
 
 
-def compiled(module, function_name: str, jit: bool):
-    """The module's function, wrapped with ``numba.njit(cache=True)`` unless ``jit`` is False."""
+def compiled(module, function_name: str, jit: bool, fastmath: bool = False):
+    """The module's function, wrapped with ``numba.njit(cache=True)`` unless ``jit`` is False
+    (with ``fastmath``, Numba may reassociate and vectorize floating-point reductions)."""
     func = getattr(module, function_name)
     if not jit:
         return func
-    dispatcher = numba.njit(cache=True, error_model="numpy")(func)
+    dispatcher = numba.njit(cache=True, error_model="numpy", fastmath=fastmath)(func)
     dispatcher._cache = _HealingCache(func)
     return dispatcher

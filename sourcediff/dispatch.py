@@ -48,9 +48,10 @@ def unpickle_with_sources(cls, records, args):
 class Specializer:
     """Common machinery: argument binding, type signatures, per-signature builds."""
 
-    def __init__(self, func, argnums=0, policy="auto", jit=True):
+    def __init__(self, func, argnums=0, policy="auto", jit=True, fastmath=False):
         self.func = func
-        self.options = (argnums, policy, jit)
+        self.options = (argnums, policy, jit, fastmath)
+        self.fastmath = bool(fastmath)
         self.argnums, self.single = normalize_argnums(argnums)
         self.policy = check_policy(policy)
         self.jit = jit
@@ -154,7 +155,8 @@ class Specializer:
         """Build (or find in the cache) and load the adjoint for ``args`` under ``policy``."""
         self.check_differentiable(args)
         verified = verify.enabled(self.jit)
-        request = pipeline.Request(self.argnums, policy, self.arg_types(args), verified)
+        types = self.arg_types(args)
+        request = pipeline.Request(self.argnums, policy, types, verified, self.fastmath)
         built = pipeline.build_adjoint_module(self.parsed, request)
         adjoint = pipeline.load(built, built.adjoint, self.jit)
         if verified:
@@ -297,7 +299,9 @@ def tangent_function(transformed: Specializer, args: tuple):
     found = transformed.specializations.get(key)
     if found is None:
         transformed.check_differentiable(args)
-        request = pipeline.Request(transformed.argnums, "forward", transformed.arg_types(args))
+        types = transformed.arg_types(args)
+        fastmath = transformed.fastmath
+        request = pipeline.Request(transformed.argnums, "forward", types, False, fastmath)
         built = pipeline.build_tangent_module(transformed.parsed, request)
         found = (built, pipeline.load(built, built.adjoint, transformed.jit))
         transformed.specializations[key] = found

@@ -155,7 +155,9 @@ class SecondOrder:
             module = pipeline.load_module(built)
             tangent = getattr(module, built.adjoint)
             first = self.first
-            self.second[key] = Specializer(tangent, first.argnums, first.policy, first.jit)
+            self.second[key] = Specializer(
+                tangent, first.argnums, first.policy, first.jit, first.fastmath
+            )
         return self.second[key]
 
     def product(self, args: tuple, vectors: tuple) -> tuple:

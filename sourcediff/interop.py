@@ -77,7 +77,7 @@ def _compiled_adjoint(specializer, arg_types: tuple):
                 specializer.parsed.node.lineno,
             )
     policy = AutoPlan(0) if specializer.policy == "auto" else specializer.policy
-    request = pipeline.Request(specializer.argnums, policy, arg_types)
+    request = pipeline.Request(specializer.argnums, policy, arg_types, False, specializer.fastmath)
     built = pipeline.build_adjoint_module(specializer.parsed, request)
     if built.outputs != 1 or built.result_kind != "float":
         raise ArgumentError(

@@ -66,6 +66,7 @@ class Request:
     policy: object
     arg_types: tuple  # Numba types of every positional argument
     verify: bool = False  # verifier mode (sourcediff/verify.py): a shadow primal and checks
+    fastmath: bool = False  # Numba may reassociate floating point (its own module and cache)
 
 
 @dataclass
@@ -81,6 +82,7 @@ class Built:
     shadow: str = ""  # verifier mode: the shadow primal that logs what the checks read
     time_loops: bool = False  # whether policy "auto" has loops it could checkpoint
     externals: dict = field(default_factory=dict)  # functions with user rules, by name
+    fastmath: bool = False  # compiled with Numba's fastmath
 
 
 def _dump(stage: str, text: str) -> None:
@@ -168,10 +170,10 @@ def build_tangent_module(parsed: ParsedFunction, request: Request) -> Built:
         return _with_externals(_build_tangent_module(parsed, request), parsed)
 
 
-def build_primal_module(parsed: ParsedFunction) -> Built:
+def build_primal_module(parsed: ParsedFunction, fastmath: bool = False) -> Built:
     """Stages 2 and 5 for the primal alone (``sd.jit``)."""
     with _custom_rules(parsed):
-        return _with_externals(_build_primal_module(parsed), parsed)
+        return _with_externals(_build_primal_module(parsed, fastmath), parsed)
 
 
 def _custom_rules(parsed: ParsedFunction):
@@ -234,6 +236,7 @@ def _build_adjoint_module(parsed: ParsedFunction, request: Request) -> Built:
         names[2],
         shadow,
         bool(meta["time_loops"]),
+        fastmath=request.fastmath,
     )
 
 
@@ -295,7 +298,8 @@ def _build_tangent_module(parsed: ParsedFunction, request: Request) -> Built:
     names = (primal_name(parsed), f"{parsed.name}_jvp")
     meta = cached_meta(path)
     if meta is not None:
-        return Built(str(path), names[0], names[1], meta["outputs"], meta["result"])
+        outputs, kind = meta["outputs"], meta["result"]
+        return Built(str(path), names[0], names[1], outputs, kind, fastmath=request.fastmath)
     nf = normalized(parsed)
     wrt = [nf.params[k] for k in request.argnums]
     types = typed(nf, parsed, request)
@@ -317,12 +321,14 @@ def _build_tangent_module(parsed: ParsedFunction, request: Request) -> Built:
         compile_stage.write_module(path, text)
     _dump("codegen", text)
     STATS["transforms"] += 1
-    return Built(str(path), names[0], names[1], outputs, types.result.kind)
+    return Built(
+        str(path), names[0], names[1], outputs, types.result.kind, fastmath=request.fastmath
+    )
 
 
-def _build_primal_module(parsed: ParsedFunction) -> Built:
+def _build_primal_module(parsed: ParsedFunction, fastmath: bool = False) -> Built:
     """Stages 2 and 5 for the primal alone (``sd.jit``)."""
-    key = source_key(parsed, "primal")
+    key = source_key(parsed, "primal", *(["fastmath"] if fastmath else []))
     path = compile_stage.module_path(parsed.name, key)
     if compile_stage.read_module(path) is None:
         compile_stage.discard(path)
@@ -332,7 +338,7 @@ def _build_primal_module(parsed: ParsedFunction) -> Built:
         text = module_source(header, nf.constants, [function_source(primal)[0]])
         compile_stage.write_module(path, text)
         STATS["transforms"] += 1
-    return Built(str(path), primal_name(parsed), "", 1, "")
+    return Built(str(path), primal_name(parsed), "", 1, "", fastmath=fastmath)
 
 
 def load_module(built: Built):
@@ -362,7 +368,7 @@ def load(built: Built, function_name: str, jit: bool):
     key = (built.path, function_name, jit)
     if key not in _COMPILED:
         module = load_module(built)
-        _COMPILED[key] = compile_stage.compiled(module, function_name, jit)
+        _COMPILED[key] = compile_stage.compiled(module, function_name, jit, built.fastmath)
     return _COMPILED[key]
 
 
