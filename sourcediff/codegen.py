@@ -136,6 +136,43 @@ def function_source(node: ast.FunctionDef, comments: bool = True) -> tuple[str, 
     return "\n".join(emitter.lines) + "\n", emitter.origins
 
 
+def with_local_array_constants(function: ast.FunctionDef, constants: dict) -> ast.FunctionDef:
+    """``function`` reading each module-level array constant through a copy made on entry.
+
+    Numba folds a global array into the machine code as a constant, and an index by a
+    constant array (``a[EDGE]``) becomes a ``static_getitem`` holding the array, which
+    its phi-node pass then compares with ``==`` and crashes on ("the truth value of an
+    array ... is ambiguous"); a copy made on entry is an ordinary array.
+
+        >>> fn = ast.parse("def f(a):\\n    return a[EDGE]").body[0]
+        >>> print(ast.unparse(with_local_array_constants(fn, {"EDGE": np.arange(3)})))
+        def f(a):
+            EDGE_local = EDGE.copy()
+            return a[EDGE_local]
+    """
+    found = [n for n in ast.walk(function) if isinstance(n, ast.Name)]
+    names = {n.id for n in found}
+    rebound = {n.id for n in found if not isinstance(n.ctx, ast.Load)}
+    rebound |= {a.arg for a in function.args.args}
+    arrays = [n for n in sorted(constants) if isinstance(constants[n], np.ndarray)]
+    renames = {}
+    for name in arrays:
+        if name in names and name not in rebound:
+            local = f"{name}_local"
+            while local in names:
+                local += "_"
+            renames[name] = local
+    if not renames:
+        return function
+    function = copy.deepcopy(function)
+    for node in ast.walk(function):
+        if isinstance(node, ast.Name) and node.id in renames:
+            node.id = renames[node.id]
+    copies = [ast.parse(f"{local} = {name}.copy()").body[0] for name, local in renames.items()]
+    function.body = copies + function.body
+    return function
+
+
 def constant_text(value) -> str:
     """``value`` as exact Python source (an array from its bytes, so nothing is rounded)."""
     if isinstance(value, np.ndarray):

@@ -27,7 +27,12 @@ from .analysis.recompute import choose_recomputed
 from .analysis.recording import analyze_recording, reverse_reads
 from .analysis.shapes import shape_variant_arrays
 from .analysis.types import TypeTable, infer_types
-from .codegen import constant_text, function_source, module_source
+from .codegen import (
+    constant_text,
+    function_source,
+    module_source,
+    with_local_array_constants,
+)
 from .errors import SourceDiffError
 from .headers import cached_meta, header_text, origin_line, output_count
 from .ir import outermost_loops
@@ -212,9 +217,9 @@ def _build_adjoint_module(parsed: ParsedFunction, request: Request) -> Built:
         with stage("reverse", parsed.name):
             spec = AdjointSpec(wrt, names[1], plan, names[2], shadow)
             functions = build_adjoint(nf, types, active, recording, recomputed, spec, outputs)
-        _dump("reverse", _function_text(functions[0]))
+        _dump("reverse", _function_text(functions[0], nf))
         functions = [optimized(f, parsed) for f in functions if f is not None]
-        texts = [_function_text(f) for f in [primal] + functions]
+        texts = [_function_text(f, nf) for f in [primal] + functions]
         _dump("optimize", texts[1])
         meta = {"outputs": outputs, "result": types.result.kind}
         # Nothing to checkpoint when nothing is recorded: "auto" then needs no count.
@@ -287,7 +292,8 @@ def optimized(function: ast.FunctionDef, parsed: ParsedFunction) -> ast.Function
         return optimizer.optimize(function, result_only=counting)
 
 
-def _function_text(function: ast.FunctionDef) -> str:
+def _function_text(function: ast.FunctionDef, nf: NormalizedFunction) -> str:
+    function = with_local_array_constants(function, nf.constants)
     return function_source(function, comments=not function.name.endswith("_record_bytes"))[0]
 
 
@@ -303,12 +309,12 @@ def _build_tangent_module(parsed: ParsedFunction, request: Request) -> Built:
     nf = normalized(parsed)
     wrt = [nf.params[k] for k in request.argnums]
     types = typed(nf, parsed, request)
-    primal_text = function_source(optimized(nf.node, parsed))[0]
+    primal_text = _function_text(optimized(nf.node, parsed), nf)
     outputs = output_count(nf.node)
     with stage("forward", parsed.name):
         tangent = build_tangent(nf, types, wrt, names[1])
     _dump("forward", function_source(tangent)[0])
-    tangent_text = function_source(optimized(tangent, parsed))[0]
+    tangent_text = _function_text(optimized(tangent, parsed), nf)
     _dump("optimize", tangent_text)
     signature = ", ".join(f"{p}: {t}" for p, t in zip(nf.params, request.arg_types))
     header = (
@@ -335,7 +341,7 @@ def _build_primal_module(parsed: ParsedFunction, fastmath: bool = False) -> Buil
         nf = normalized(parsed)
         header = f"{origin_line(parsed)}\n\nThe normalized primal; do not edit."
         primal = optimized(nf.node, parsed)
-        text = module_source(header, nf.constants, [function_source(primal)[0]])
+        text = module_source(header, nf.constants, [_function_text(primal, nf)])
         compile_stage.write_module(path, text)
         STATS["transforms"] += 1
     return Built(str(path), primal_name(parsed), "", 1, "", fastmath=fastmath)

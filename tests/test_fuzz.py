@@ -50,3 +50,16 @@ def test_generated_program_verified_under_every_policy(seed, folder, monkeypatch
 def test_generated_program_compiled(seed, folder):
     assert os.environ.get("SOURCEDIFF_VERIFY", "") != "1"
     _run(seed, folder, True, policies()[3:])
+
+
+# Programs of compiled campaigns that once failed, with the policy they failed under.
+COMPILED_REGRESSIONS = [
+    # a[EDGE] by a module-level index array: Numba folded EDGE into a static_getitem whose
+    # array its phi-node pass compared with == ("truth value ... ambiguous")
+    (1_600_075, "store"),
+]
+
+
+@pytest.mark.parametrize(("seed", "policy"), COMPILED_REGRESSIONS)
+def test_compiled_campaign_regression(seed, policy, folder):
+    _run(seed, folder, True, [p for p in policies() if str(p) == policy])
