@@ -7,6 +7,7 @@ import textwrap
 
 import numpy as np
 import pytest
+from benchmark_kernels import kernel_module
 from construct_cases import CASES as CONSTRUCTS
 from silent_wrong_cases import CASES as REGRESSIONS
 
@@ -309,22 +310,10 @@ def _flat(result):
     return [np.asarray(value)] + [np.asarray(g) for g in grads]
 
 
-def _benchmark_kernel(name: str):
-    """A kernel of benchmarks/kernels_more.py (a plain module beside the tests)."""
-    import importlib.util
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parent.parent / "benchmarks" / "kernels_more.py"
-    spec = importlib.util.spec_from_file_location("kernels_more", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return getattr(module, name)
-
-
 # RK4 of the Lorenz system: a large reverse sweep whose rewrites free and allocate many
 # nodes (the optimizer once kept facts by id() and gave a new statement a freed one's
 # facts: "c2_bar = 2.0 * t46_bar" dropped under "auto", the gradient 110% off).
-lorenz_rk4 = _benchmark_kernel("lorenz")
+lorenz_rk4 = kernel_module("kernels_more").lorenz
 
 
 @pytest.mark.parametrize(

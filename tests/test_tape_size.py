@@ -6,6 +6,7 @@ import tracemalloc
 import golden_functions as g
 import numpy as np
 import pytest
+from benchmark_kernels import kernel_module
 
 import sourcediff as sd
 
@@ -100,3 +101,19 @@ def test_a_checkpointed_loop_in_a_branch_not_taken_counts_no_schedule(jit):
     none_run = sd.tape_size(_loop_in_a_branch, 11.0, 0, policy=policy, jit=jit)
     assert untaken == 0  # nothing recorded: the branch runs once, outside any loop
     assert untaken <= none_run < taken
+
+
+def test_auto_keeps_an_nbody_record_within_a_budget_that_store_exceeds(monkeypatch):
+    """Issue 8's case: N-body's store record (about 50 kB here) is over a 16 kB budget;
+    'auto' checkpoints its time loop, records at most the budget, and its gradient is the
+    store policy's to rounding."""
+    kernels = kernel_module("kernels_arrays")
+    nbody, args = kernels.nbody, kernels.nbody_args(6, 40)
+    monkeypatch.setenv("SOURCEDIFF_MEMORY_BUDGET", "16K")
+    store = sd.tape_size(nbody, *args, argnums=(0, 1), policy="store", jit=False)
+    auto = sd.tape_size(nbody, *args, argnums=(0, 1), policy="auto", jit=False)
+    assert auto <= 16 * 2**10 < store
+    expected = sd.grad(nbody, argnums=(0, 1), policy="store", jit=False)(*args)
+    actual = sd.grad(nbody, argnums=(0, 1), jit=False)(*args)
+    for a, e in zip(actual, expected):
+        np.testing.assert_allclose(a, e, rtol=1e-10, atol=1e-14)
