@@ -154,10 +154,17 @@ def with_local_array_constants(function: ast.FunctionDef, constants: dict) -> as
     names = {n.id for n in found}
     rebound = {n.id for n in found if not isinstance(n.ctx, ast.Load)}
     rebound |= {a.arg for a in function.args.args}
+    indices = {  # only an index is folded: other reads keep the constant (no copy per call)
+        n.id
+        for sub in ast.walk(function)
+        if isinstance(sub, ast.Subscript)
+        for n in ast.walk(sub.slice)
+        if isinstance(n, ast.Name)
+    }
     arrays = [n for n in sorted(constants) if isinstance(constants[n], np.ndarray)]
     renames = {}
     for name in arrays:
-        if name in names and name not in rebound:
+        if name in indices and name not in rebound:
             local = f"{name}_local"
             while local in names:
                 local += "_"

@@ -89,12 +89,13 @@ def _one_round(function: ast.FunctionDef) -> bool:
     """One sweep over every block; every rewrite keeps the counts exact."""
     counts = _Counts(function)
     liveness = _Liveness(function)
+    summaries = _Summaries()
     changed = False
     for stmts in statement_lists(function):
         index = 0
         while index < len(stmts):
-            if _rewrite_at(stmts, index, counts, liveness):
-                liveness.summaries = _Summaries()  # statements changed: forget what they read
+            if _rewrite_at(stmts, index, counts, liveness, summaries):
+                summaries.clear()  # statements changed: forget what they read
                 changed = True
             else:
                 index += 1
@@ -106,6 +107,9 @@ class _Summaries:
     nothing is rewritten (scanning a block asks again about the same loops)."""
 
     def __init__(self):
+        self.facts = NodeFacts()
+
+    def clear(self) -> None:
         self.facts = NodeFacts()
 
     def of(self, stmt: ast.stmt) -> tuple[set, set, set, bool]:
@@ -125,7 +129,6 @@ class _Liveness:
     def __init__(self, function: ast.FunctionDef):
         self.function = function
         self.after = None
-        self.summaries = _Summaries()
 
     def live_after(self, stmt: ast.stmt) -> frozenset:
         # A statement the analysis has not seen (made since) gets a fresh analysis.
@@ -141,7 +144,7 @@ class _Liveness:
         self.after = None
 
 
-def _rewrite_at(stmts: list[ast.stmt], index: int, counts: _Counts, liveness) -> bool:
+def _rewrite_at(stmts, index: int, counts: _Counts, liveness, summaries) -> bool:
     stmt = stmts[index]
     if not (
         isinstance(stmt, ast.Assign)
@@ -164,10 +167,7 @@ def _rewrite_at(stmts: list[ast.stmt], index: int, counts: _Counts, liveness) ->
     if not is_pure(stmt.value):
         return False
     only_use = counts.binds[name] == 1 and counts.reads[name] == 1
-    folded = _fold_single_use(
-        stmts, index, name, None if only_use else liveness, liveness.summaries
-    )
-    if folded:
+    if _fold_single_use(stmts, index, name, summaries, None if only_use else liveness):
         counts.binds[name] -= 1
         counts.reads[name] -= 1
         return True
@@ -194,13 +194,12 @@ def _copies_back(stmts: list[ast.stmt], index: int) -> bool:
     return False
 
 
-def _fold_single_use(stmts, index: int, name: str, liveness=None, summaries=None) -> bool:
+def _fold_single_use(stmts, index: int, name: str, summaries, liveness=None) -> bool:
     """Move the value of ``name = value`` into the one statement that reads it: the only
     read of ``name`` in the function, or (given ``liveness``) the next statement that
     mentions ``name``, reading it once, after which this value is dead."""
     value = stmts[index].value
     reads = names_read(value)
-    summaries = summaries or _Summaries()
     for later in stmts[index + 1 :]:
         read, written, changed, effects = summaries.of(later)
         if name in read:

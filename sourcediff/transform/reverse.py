@@ -209,7 +209,7 @@ class ReverseBuilder(StatementAdjoints):
             loop, loop.body, body_f, body_r, state, count, snapshots, self.namer
         )
         self.record_info.rerun_bodies[id(fwd[-1])] = body_f
-        self.record_info.extra.append(f"revolve_actions({count}, {snapshots}).nbytes")
+        self.record_info.schedules.append((count, snapshots))
         return [_located(s, loop) for s in fwd], [_located(s, loop) for s in rev]
 
     def for_reverse_header(self, loop: ast.For, body: list[ast.stmt]) -> ast.For:

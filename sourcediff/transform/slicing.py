@@ -40,7 +40,7 @@ from __future__ import annotations
 import ast
 
 from ..codegen import Comment
-from .effects import is_pure
+from .effects import is_pure, names_written
 
 SHAPE_ATTRIBUTES = frozenset({"shape", "nbytes", "ndim", "size", "dtype"})
 # Calls that return a new array (or a number): the result shares no memory with an argument.
@@ -133,7 +133,7 @@ def _stays(stmt: ast.stmt, needs: _Needs) -> bool:
 
 
 def _value_needed(targets: list[ast.expr], needs: _Needs) -> bool:
-    bound = [_bound_names(t) for t in targets]
+    bound = [names_written(t) for t in targets]
     plain = all(isinstance(t, (ast.Name, ast.Tuple, ast.List)) for t in targets)
     return not plain or any(needs.value_needed(n) for names in bound for n in names)
 
@@ -199,10 +199,10 @@ def _alias_classes(function: ast.FunctionDef) -> dict[str, set[str]]:
     for node in ast.walk(function):
         if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            bound = set().union(*(_bound_names(t) for t in targets))
+            bound = set().union(*(names_written(t) for t in targets))
             join(bound | (_possible_views(node.value) if bound else set()))
         elif isinstance(node, ast.For):
-            join(_bound_names(node.target) | _possible_views(node.iter))
+            join(names_written(node.target) | _possible_views(node.iter))
         elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
             join(_names(node.value))  # lst.append(a): a may come back out of lst
     classes: dict[str, set[str]] = {}
@@ -246,17 +246,6 @@ def _base_name(target: ast.expr) -> str | None:
     while isinstance(target, (ast.Subscript, ast.Attribute)):
         target = target.value
     return target.id if isinstance(target, ast.Name) else None
-
-
-def _bound_names(target: ast.expr) -> set[str]:
-    """The names an assignment target rebinds (not those of a subscript it stores into)."""
-    if isinstance(target, ast.Name):
-        return {target.id}
-    if isinstance(target, (ast.Tuple, ast.List)):
-        return set().union(*(_bound_names(t) for t in target.elts))
-    if isinstance(target, ast.Starred):
-        return _bound_names(target.value)
-    return set()
 
 
 def _names(node: ast.AST) -> set[str]:

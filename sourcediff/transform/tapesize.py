@@ -25,7 +25,8 @@ class RecordInfo:
     tops: set[str] = field(default_factory=set)  # stack pointers of the tapes
     rerun_bodies: dict[int, list[ast.stmt]] = field(default_factory=dict)
     skipped: set[int] = field(default_factory=set)  # statements to drop (write-backs)
-    extra: list[str] = field(default_factory=list)  # bytes known at the end (schedules)
+    # revolve schedules, counted at the end: (trip count variable, snapshots) per loop
+    schedules: list[tuple[str, str]] = field(default_factory=list)
 
 
 def _parse(source: str) -> ast.stmt:
@@ -132,18 +133,6 @@ class _Counter:
         )
 
 
-def _names_read(expressions: list[str]) -> set[str]:
-    """The variables the end-of-function byte counts read (loop trip counts)."""
-    trees = [ast.parse(text, mode="eval") for text in expressions]
-    called = {id(n.func) for tree in trees for n in ast.walk(tree) if isinstance(n, ast.Call)}
-    return {
-        n.id
-        for tree in trees
-        for n in ast.walk(tree)
-        if isinstance(n, ast.Name) and id(n) not in called
-    }
-
-
 def _name_of(node: ast.AST) -> str:
     return node.id if isinstance(node, ast.Name) else ""
 
@@ -153,9 +142,12 @@ def counting_function(name: str, params: list[str], forward: list[ast.stmt], inf
     body = [_parse("recorded_bytes = 0"), _parse("peak_bytes = 0")]
     # A checkpointed loop inside a branch sets its trip count only when the branch runs;
     # its schedule (counted at the end) is then empty: revolve_actions(0, k) has no bytes.
-    body += [_parse(f"{count} = 0") for count in sorted(_names_read(info.extra) - set(params))]
+    body += [_parse(f"{count} = 0") for count, _ in info.schedules]
     body += _Counter(info).block(forward, "recorded_bytes")
-    body += [_parse(f"recorded_bytes += {extra}") for extra in info.extra]
+    body += [
+        _parse(f"recorded_bytes += revolve_actions({count}, {snapshots}).nbytes")
+        for count, snapshots in info.schedules
+    ]
     body.append(_parse("return recorded_bytes + peak_bytes"))
     arguments = ast.arguments([], [ast.arg(p) for p in params], None, [], [], None, [])
     return ast.FunctionDef(name, arguments, body, [])

@@ -66,9 +66,10 @@ class _KnownZeros(ForwardMust):
         return False
 
     def simple(self, stmt: ast.stmt, zeros: Zeros) -> Zeros:
-        if stmt not in self.written:
-            self.written[stmt] = names_written(stmt)
-        zeros = zeros - self.written.get(stmt)
+        written = self.written.get(stmt)
+        if written is None:
+            written = self.written[stmt] = names_written(stmt)
+        zeros = zeros - written
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
             target = stmt.targets[0]
             if isinstance(target, ast.Name) and _is_zero_literal(stmt.value):
