@@ -211,7 +211,7 @@ class Specializer:
     def primal(self, args: tuple):
         """The function itself at ``args`` (compiled unless ``jit=False``), parsed only once."""
         if self.compiled_primal is None:
-            built = pipeline.build_primal_module(self.parsed)
+            built = pipeline.build_primal_module(self.parsed, self.fastmath)
             self.compiled_primal = pipeline.load(built, built.primal, self.jit)
         return self.call(self.compiled_primal, args)
 

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import sourcediff as sd
+from sourcediff import pipeline
 
 
 def weighted_sines(x, w):
@@ -51,7 +52,11 @@ def test_fastmath_has_its_own_generated_module_and_cache():
     ids=["value_and_grad", "vjp", "jvp", "jacobian", "hvp", "hessian", "jit"],
 )
 def test_every_entry_point_takes_it(call):
-    fast, plain = call(True), call(False)
+    pipeline._COMPILED.clear()  # only a cache of loaded functions: refilled from disk
+    fast = call(True)
+    compiled = [f for f in pipeline._COMPILED.values() if hasattr(f, "targetoptions")]
+    assert compiled and all(f.targetoptions["fastmath"] for f in compiled)
+    plain = call(False)
     for mine, theirs in zip(np.atleast_1d(_flat(fast)), np.atleast_1d(_flat(plain))):
         np.testing.assert_allclose(mine, theirs, rtol=1e-12, atol=1e-12)
 
