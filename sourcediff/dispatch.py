@@ -146,7 +146,7 @@ class Specializer:
         """The generated module and compiled adjoint for these arguments' types (and, under
         policy "auto", for the plan their sizes call for)."""
         policy = self.planned_policy(args)
-        key = (_type_key(args), policy)
+        key = (_type_key(args), dimension_classes(args), policy)
         if key not in self.specializations:
             self.specializations[key] = self.specialize(args, policy)
         return self.specializations[key]
@@ -156,7 +156,8 @@ class Specializer:
         self.check_differentiable(args)
         verified = verify.enabled(self.jit)
         types = self.arg_types(args)
-        request = pipeline.Request(self.argnums, policy, types, verified, self.fastmath)
+        dims = dimension_classes(args)
+        request = pipeline.Request(self.argnums, policy, types, verified, self.fastmath, dims)
         built = pipeline.build_adjoint_module(self.parsed, request)
         adjoint = pipeline.load(built, built.adjoint, self.jit)
         if verified:
@@ -236,6 +237,21 @@ def _type_key(args: tuple) -> tuple:
     return tuple((type(a), getattr(a, "dtype", None), getattr(a, "ndim", None)) for a in args)
 
 
+def dimension_classes(args: tuple) -> tuple:
+    """Which of the array arguments' dimensions are equal: per argument, None or one label
+    per axis, equal labels for equal lengths (``(2, 3)`` and ``(3,)`` give
+    ``((0, 1), (1,))``). The derivative is specialized on it, as JAX's on shapes, so that
+    elementwise statements over provably equal shapes fuse into one loop."""
+    labels: dict[int, int] = {}
+    classes = []
+    for a in args:
+        if isinstance(a, np.ndarray):
+            classes.append(tuple(labels.setdefault(n, len(labels)) for n in a.shape))
+        else:
+            classes.append(None)
+    return tuple(classes)
+
+
 def _size_key(args: tuple) -> tuple:
     """What a record's size depends on: array shapes, integer values, argument types."""
     key = []
@@ -293,7 +309,7 @@ def as_output(value):
 
 def tangent_function(transformed: Specializer, args: tuple):
     """The compiled tangent (forward-mode) function of ``transformed`` for these types."""
-    key = ("tangent",) + tuple(
+    key = ("tangent", dimension_classes(args)) + tuple(
         (type(a), getattr(a, "dtype", None), getattr(a, "ndim", None)) for a in args
     )
     found = transformed.specializations.get(key)
@@ -301,7 +317,8 @@ def tangent_function(transformed: Specializer, args: tuple):
         transformed.check_differentiable(args)
         types = transformed.arg_types(args)
         fastmath = transformed.fastmath
-        request = pipeline.Request(transformed.argnums, "forward", types, False, fastmath)
+        dims = dimension_classes(args)
+        request = pipeline.Request(transformed.argnums, "forward", types, False, fastmath, dims)
         built = pipeline.build_tangent_module(transformed.parsed, request)
         found = (built, pipeline.load(built, built.adjoint, transformed.jit))
         transformed.specializations[key] = found

@@ -38,6 +38,7 @@ from .headers import cached_meta, header_text, origin_line, output_count
 from .ir import outermost_loops
 from .normalize import NormalizedFunction, externals, normalize
 from .normalize.indices import complete_indices
+from .normalize.scalarize import scalarize
 from .normalize.views import copy_written_views
 from .parse import ParsedFunction, parse_function
 from .plan import has_time_loop, make_plan
@@ -48,7 +49,7 @@ from .transform.reverse import AdjointSpec, build_adjoint
 STAGES = (
     "parse",  # the function and its call tree (parse.py, fence.py)
     "normalize",  # three-address form, helpers inlined, exits made explicit (normalize/)
-    "types",  # Numba's type inference on the normalized primal (analysis/types.py)
+    "types",  # Numba's type inference, then rewrites needing types (normalize/scalarize.py)
     "activity",  # which variables carry derivatives (analysis/activity.py)
     "plan",  # per outermost loop: store, recompute or checkpoint(k) (plan.py)
     "recording",  # what the reverse sweep reads, what must be recorded (analysis/recording.py)
@@ -72,6 +73,9 @@ class Request:
     arg_types: tuple  # Numba types of every positional argument
     verify: bool = False  # verifier mode (sourcediff/verify.py): a shadow primal and checks
     fastmath: bool = False  # Numba may reassociate floating point (its own module and cache)
+    #: Equality classes of the arguments' dimensions (``dispatch.dimension_classes``), or
+    #: None: which elementwise statements provably share a shape, so fuse into one loop.
+    dims: tuple | None = None
 
 
 @dataclass
@@ -159,7 +163,7 @@ def source_key(parsed: ParsedFunction, *extra: str) -> str:
         ]
     for _, custom in sorted(parsed.customs().items()):
         parts += custom.sources()
-    parts.append(f"optimize={optimizer.enabled()}")
+    parts.append(f"optimize={optimizer.enabled()} scalarize={scalarizing()}")
     return compile_stage.cache_key(parts + list(extra))
 
 
@@ -254,8 +258,16 @@ def typed(nf: NormalizedFunction, parsed: ParsedFunction, request: Request) -> T
     complete_indices(nf.node, types)
     check_aliasing(nf.node, types, nf.filename)
     copy_written_views(nf.node, types, nf.namer)
+    if scalarizing():
+        scalarize(nf, types, request.dims)
+        _dump("scalarize", function_source(nf.node)[0])
     types.reshaped = frozenset(shape_variant_arrays(nf.node, types))
     return types
+
+
+def scalarizing() -> bool:
+    """Whether elementwise runs are fused into loops (``SOURCEDIFF_SCALARIZE=0``: not)."""
+    return os.environ.get("SOURCEDIFF_SCALARIZE", "1") != "0"
 
 
 def analyses(nf: NormalizedFunction, parsed: ParsedFunction, request: Request, types, wrt):

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from .. import ir
 from ..adjoint_terms import adjoint_reads
 from ..errors import SourceDiffError
+from ..transform.slicing import alias_classes
 from . import liveness
 from .recompute import names_read
 
@@ -105,6 +106,11 @@ class _Analysis:
         self.filename = filename
         self.result = Recording(reshaped=types.reshaped & set(active))
         self.same_counts = invariant_trip_counts(node, counters)
+        self.aliases = alias_classes(node)
+
+    def sharing(self, name: str) -> set[str]:
+        """``name`` and every name that may share its memory."""
+        return self.aliases.get(name, set()) | {name}
 
     def run(self) -> Recording:
         while True:
@@ -141,7 +147,8 @@ class _Analysis:
         target = ir.target_name(stmt)
         element_write = ir.is_element_write(stmt)
         # An element write changes values, never the shape: a shape-only read needs no save.
-        overwritten = {target} if element_write else {target, shape_of(target)}
+        # It changes every name that may share the array's memory (``v = u``) too.
+        overwritten = self.sharing(target) if element_write else {target, shape_of(target)}
         needed = live & overwritten or (target in self.result.reshaped and not element_write)
         if needed and id(stmt) not in self.same_counts:
             self.result.saves.add(id(stmt))

@@ -60,5 +60,6 @@ def _count(loop: ast.For | ast.While, namer: Namer, counters: dict) -> list[ast.
 
 def _at(node: ast.stmt, loop: ast.stmt) -> ast.stmt:
     ast.copy_location(node, loop)
-    node.origin = loop.origin
+    if hasattr(loop, "origin"):
+        node.origin = loop.origin
     return node

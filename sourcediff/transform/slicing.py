@@ -93,7 +93,7 @@ class _Needs:
 
 def slice_to_result(function: ast.FunctionDef) -> ast.FunctionDef:
     """``function`` (changed in place) without the statements its result does not need."""
-    aliases = _alias_classes(function)
+    aliases = alias_classes(function)
     needs = _Needs(aliases)
     while True:
         before = (len(needs.values), len(needs.bindings))
@@ -180,7 +180,7 @@ def _kept(stmts: list[ast.stmt], needs: _Needs) -> list[ast.stmt]:
     return out
 
 
-def _alias_classes(function: ast.FunctionDef) -> dict[str, set[str]]:
+def alias_classes(function: ast.FunctionDef) -> dict[str, set[str]]:
     """Names that may share memory, each mapped to its whole class (union-find)."""
     parent: dict[str, str] = {}
 

@@ -133,6 +133,8 @@ class _Writer:
         self.vectors = ["a"]
         self.counter = 0
         self.loop_depth = 0
+        self.fusion_rng = random.Random(f"fusion {rng.getstate()[1][:4]}")
+        self.fusion_count = 0
 
     def fresh(self, stem: str) -> str:
         self.counter += 1
@@ -178,6 +180,8 @@ class _Writer:
     def block(self, depth: int, count: int) -> None:
         for _ in range(count):
             self.statement(depth)
+            if self.fusion_rng.random() < 0.15:
+                self.elementwise_run(depth)
 
     def statement(self, depth: int) -> None:
         choices = [
@@ -292,6 +296,46 @@ class _Writer:
         else:
             self.emit(depth, f"{vec} += np.sin({self.rng.choice(self.vectors)})")
             self.tags.add("whole_array_inplace")
+
+    def elementwise_run(self, depth: int) -> None:
+        """Consecutive elementwise statements over slices and rows, which scalarization fuses
+        into one loop: a stencil stored into another array, a sum of a fused expression, a
+        row difference, or an update of a slice from an overlapping slice of itself.
+
+        Drawn from a random stream of its own, with names of its own, that adds to a float
+        the program already has: every other statement of the program is what the same
+        seed generated before this construct existed (campaign regressions stay valid)."""
+        main, self.rng = self.rng, self.fusion_rng
+        try:
+            self._elementwise_run(depth)
+        finally:
+            self.rng = main
+
+    def _elementwise_run(self, depth: int) -> None:
+        vec, other = self.rng.choice(self.vectors), self.rng.choice(self.vectors)
+        self.fusion_count += 1
+        name = f"e_{self.fusion_count}"
+        r = self.rng.random()
+        if r < 0.3 and vec != other:
+            self.emit(depth, f"{vec}[1:-1] = 0.5 * ({other}[:-2] + {other}[2:]) * {self.scalar(1)}")
+            self.tags.add("fused_stencil_store")
+        elif r < 0.55:
+            self.emit(depth, f"{name} = {vec}[1:] - {other}[:-1] * {self.scalar(1)}")
+            self.emit(depth, f"{self.sum_target()} np.sum(np.exp(-{name} * {name}) + {name})")
+            self.tags.add("fused_sum")
+        elif r < 0.8:
+            row, col = self.rng.randrange(4), self.rng.randrange(4)
+            self.emit(depth, f"{name} = (m[{row}, :] - {vec}) * np.tanh(m[:, {col}])")
+            self.emit(depth, f"{self.sum_target()} (np.sum({name} * {name}) + {name}[0])")
+            self.tags.add("fused_rows")
+        else:
+            self.emit(depth, f"{vec}[1:] = {vec}[:-1] * 0.5 + np.sin({other}[1:])")
+            self.tags.add("overlapping_slice_update")
+
+    def sum_target(self) -> str:
+        """``x = x + 0.1 * `` for a float ``x`` of the program (completed by the caller)."""
+        target = self.rng.choice(self.floats)
+        return f"{target} = {target} + 0.1 *"
 
     def branch(self, depth: int) -> None:
         self.emit(depth, f"if {self.scalar(1)} < {self.scalar(1)}:")

@@ -1,0 +1,102 @@
+"""Scalarization (sourcediff/normalize/scalarize.py): runs of elementwise statements
+fused into loops where shapes are provably equal, left alone where they are not, and
+derivatives checked against central differences with Richardson extrapolation, under
+every policy, compiled and as Python."""
+
+import numpy as np
+import pytest
+import scalarize_cases as cases
+from fuzzing.reference import richardson_gradient
+
+import sourcediff as sd
+
+POLICIES = ["store", "recompute", sd.Checkpoint(2), "auto"]
+RNG = np.random.default_rng(11)
+
+
+def _args():
+    x = RNG.normal(size=(5, 3))
+    return {
+        cases.mixture_terms: (RNG.normal(size=(2, 3)), 0.2 * RNG.normal(size=(2, 3)), x),
+        cases.stencil_steps: (RNG.uniform(-1.0, 1.0, 7), 3),
+        cases.overlapping_update: (RNG.normal(size=5), RNG.normal(size=5)),
+        cases.aliased_update: (RNG.normal(size=6),),
+        cases.same_elements_update: (RNG.normal(size=5), RNG.normal(size=5)),
+        cases.kept_value: (RNG.normal(size=5), 0.7),
+        cases.broadcast_rows: (x, RNG.normal(size=(1, 3))),
+        cases.matrix_views: (RNG.normal(size=(4, 4)), RNG.normal(size=4)),
+    }
+
+
+ARGS = _args()
+ARGS_BROADCAST_MATCHING = (ARGS[cases.broadcast_rows][0], RNG.normal(size=(5, 3)))
+
+
+def _argnums(args):
+    return tuple(k for k, a in enumerate(args) if not isinstance(a, int))
+
+
+@pytest.mark.parametrize("jit", [True, False])
+@pytest.mark.parametrize("policy", POLICIES, ids=str)
+@pytest.mark.parametrize("f", list(ARGS), ids=lambda f: f.__name__)
+def test_gradient_matches_central_differences(f, policy, jit):
+    args = ARGS[f]
+    argnums = _argnums(args)
+    value, grads = sd.value_and_grad(f, argnums=argnums, policy=policy, jit=jit)(*args)
+    assert value == pytest.approx(f(*args), rel=1e-12)
+    reference, stable = richardson_gradient(f, args, argnums)
+    assert stable
+    for got, want in zip(grads, reference):
+        np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-8)
+
+
+def test_broadcasting_and_matching_shapes_each_get_their_own_derivative():
+    f = sd.value_and_grad(cases.broadcast_rows, argnums=(0, 1))
+    for args in (ARGS[cases.broadcast_rows], ARGS_BROADCAST_MATCHING):
+        value, grads = f(*args)
+        assert value == pytest.approx(cases.broadcast_rows(*args), rel=1e-12)
+        reference, _ = richardson_gradient(cases.broadcast_rows, args, (0, 1))
+        for got, want in zip(grads, reference):
+            np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-8)
+    fused = _code(sd.adjoint_source(cases.broadcast_rows, args=ARGS_BROADCAST_MATCHING))
+    unfused = _code(sd.adjoint_source(cases.broadcast_rows, args=ARGS[cases.broadcast_rows]))
+    assert "x - mu" not in fused  # (5, 3) - (5, 3): one loop
+    assert "x - mu" in unfused  # (5, 3) - (1, 3): NumPy broadcasts
+
+
+def _vjp_source(f):
+    source = sd.adjoint_source(f, argnums=_argnums(ARGS[f]), args=ARGS[f], policy="store")
+    return _code(source.split("_vjp(")[1].split("_record_bytes(")[0])
+
+
+def _code(source: str) -> str:
+    """``source`` without its comment lines (which quote the user's statements)."""
+    return "\n".join(line for line in source.splitlines() if not line.strip().startswith("#"))
+
+
+def test_the_mixture_terms_fuse_into_one_loop_without_array_temporaries():
+    vjp = _vjp_source(cases.mixture_terms)
+    assert "for j in range" in vjp
+    assert "_refs" not in vjp  # no array value per iteration recorded
+    assert "np.zeros_like(z)" not in vjp and "sum_to" not in vjp
+
+
+def test_a_stencil_stores_element_by_element():
+    vjp = _vjp_source(cases.stencil_steps)
+    assert "v[1:-1] =" not in vjp and "u[1:-1] =" not in vjp
+    assert "for j in range" in vjp
+
+
+@pytest.mark.parametrize("f", [cases.overlapping_update, cases.aliased_update])
+def test_a_store_the_loop_order_would_change_is_not_fused(f):
+    vjp = _vjp_source(f)
+    assert "[1:] =" in vjp or "[1:-1] =" in vjp
+
+
+def test_compiled_values_are_bit_for_bit_those_of_the_array_code(monkeypatch):
+    f = cases.mixture_terms
+    args = ARGS[f]
+    fused = sd.value_and_grad(f, argnums=(0, 1))(*args)
+    monkeypatch.setenv("SOURCEDIFF_SCALARIZE", "0")
+    plain = sd.value_and_grad(f, argnums=(0, 1))(*args)
+    assert fused[0] == plain[0]
