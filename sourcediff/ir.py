@@ -56,6 +56,11 @@ def index_names(subscript: ast.Subscript) -> set[str]:
     return {n.id for n in ast.walk(subscript.slice) if isinstance(n, ast.Name)}
 
 
+def names_in(node: ast.AST) -> set[str]:
+    """Every name ``node`` reads or writes."""
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+
 def outermost_loops(stmts: list[ast.stmt]):
     """The loops of ``stmts`` not inside another loop (those inside branches included)."""
     for stmt in stmts:

@@ -23,7 +23,7 @@ from . import rules, runtime
 from .analysis.activity import active_variables
 from .analysis.aliases import check_aliasing
 from .analysis.inplace import resolve_inplace_updates
-from .analysis.recompute import choose_recomputed
+from .analysis.recompute import choose_recomputed, element_reads
 from .analysis.recording import analyze_recording, reverse_reads
 from .analysis.shapes import shape_variant_arrays
 from .analysis.types import TypeTable, infer_types
@@ -279,13 +279,16 @@ def analyses(nf: NormalizedFunction, parsed: ParsedFunction, request: Request, t
     loops = outermost_loops(nf.node.body)
     _dump("plan", "\n".join(f"line {loop.lineno}: {plan.mode(loop)}" for loop in loops))
     with stage("recording", parsed.name):
-        # Index arithmetic (i - 1, n - 1) is recomputed under every policy: storing it
-        # would only cost memory; "store" keeps every other value the reverse sweep needs.
+        # Index arithmetic (i - 1, n - 1) and elements of arrays nothing changes afterwards
+        # are recomputed under every policy: storing them would only cost memory; "store"
+        # keeps every other value the reverse sweep needs.
         temps = nf.temps
         if not plan.recompute_temporaries:
-            temps = {t for t in temps if types[t].kind == "int"}
+            reads = element_reads(nf.node, temps)
+            temps = {t for t in temps if types[t].kind == "int" or t in reads}
         reads_of = lambda stmt, act: reverse_reads(stmt, act, types)  # noqa: E731
-        recomputed = choose_recomputed(nf.node, temps, active, reads_of)
+        arrays = {name for name, kind in types.variables.items() if kind.kind == "array"}
+        recomputed = choose_recomputed(nf.node, temps, active, reads_of, arrays)
         recording = analyze_recording(
             nf.node, active, nf.counters, nf.filename, types, recomputed, plan.reruns
         )

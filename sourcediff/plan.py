@@ -57,7 +57,12 @@ class Plan:
 
 def make_plan(node: ast.FunctionDef, policy, types) -> Plan:
     """The plan for ``policy`` ("store", "recompute", a Checkpoint or an AutoPlan)."""
-    loops = [loop for loop in outermost_loops(node.body) if isinstance(loop, ast.For)]
+    # Loops that scalarization made of array statements are spatial: always stored.
+    loops = [
+        loop
+        for loop in outermost_loops(node.body)
+        if isinstance(loop, ast.For) and not getattr(loop, "scalarized", False)
+    ]
     if isinstance(policy, Checkpoint):
         return Plan({id(loop): "checkpoint" for loop in loops}, policy.snapshots)
     if policy == "recompute":
@@ -70,7 +75,10 @@ def make_plan(node: ast.FunctionDef, policy, types) -> Plan:
 
 def has_time_loop(node: ast.FunctionDef, types) -> bool:
     """Whether "auto" could checkpoint anything in ``node`` (else it always stores)."""
-    return any(time_loop(loop, types) for loop in outermost_loops(node.body))
+    return any(
+        time_loop(loop, types) and not getattr(loop, "scalarized", False)
+        for loop in outermost_loops(node.body)
+    )
 
 
 def snapshots_within(budget: int, one_snapshot_bytes: int) -> int:

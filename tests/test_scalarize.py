@@ -25,6 +25,7 @@ def _args():
         cases.kept_value: (RNG.normal(size=5), 0.7),
         cases.broadcast_rows: (x, RNG.normal(size=(1, 3))),
         cases.matrix_views: (RNG.normal(size=(4, 4)), RNG.normal(size=4)),
+        cases.neighbour_products: (RNG.normal(size=6),),
     }
 
 
@@ -36,8 +37,11 @@ def _argnums(args):
     return tuple(k for k, a in enumerate(args) if not isinstance(a, int))
 
 
-@pytest.mark.parametrize("jit", [True, False])
-@pytest.mark.parametrize("policy", POLICIES, ids=str)
+# Every policy as Python, "auto" compiled (the fuzzer's campaigns compile every policy).
+MODES = [(policy, False) for policy in POLICIES] + [("auto", True)]
+
+
+@pytest.mark.parametrize(("policy", "jit"), MODES, ids=lambda m: str(m))
 @pytest.mark.parametrize("f", list(ARGS), ids=lambda f: f.__name__)
 def test_gradient_matches_central_differences(f, policy, jit):
     args = ARGS[f]
@@ -100,3 +104,10 @@ def test_compiled_values_are_bit_for_bit_those_of_the_array_code(monkeypatch):
     monkeypatch.setenv("SOURCEDIFF_SCALARIZE", "0")
     plain = sd.value_and_grad(f, argnums=(0, 1))(*args)
     assert fused[0] == plain[0]
+
+
+@pytest.mark.parametrize("policy", POLICIES, ids=str)
+def test_elements_of_an_array_nothing_changes_are_read_not_recorded(policy):
+    """The fused loops are spatial: never checkpointed, and ``x[j]`` is read again."""
+    args = ARGS[cases.neighbour_products]
+    assert sd.tape_size(cases.neighbour_products, *args, policy=policy) == 0

@@ -20,6 +20,7 @@ from __future__ import annotations
 import ast
 
 from .. import ir, rules
+from ..transform.slicing import alias_classes
 
 CHEAP = {"+", "-", "*", "/", "neg", ""}
 
@@ -28,29 +29,32 @@ def _reads_by_statement(node, active, reads_of) -> dict[int, set[str]]:
     return {id(s): reads_of(s, active) for s in ast.walk(node) if isinstance(s, ast.Assign)}
 
 
-def choose_recomputed(node: ast.FunctionDef, temps: set[str], active: set[str], reads_of):
+def choose_recomputed(node, temps: set[str], active: set[str], reads_of, arrays=frozenset()):
     """Map each recomputed temporary to its defining statement (see module docstring)."""
     reads = _reads_by_statement(node, active, reads_of)
     needed = set().union(*reads.values()) if reads else set()
     candidates: dict[str, ast.Assign] = {}
     positions: dict[str, tuple[list, int]] = {}
     in_loops = _assigned_in_loops(node.body, False) - _loop_targets(node)
-    read_only = _read_only_arrays(node)
+    read_only = _read_only_arrays(node, arrays)
     for block in _blocks(node.body):
         for index, stmt in enumerate(block):
             target = _target(stmt)
-            if target in temps and target in needed and _cheap(stmt, read_only):
-                if _stable_until_last_use(block, index, target, reads):
+            if target in temps and _cheap(stmt, read_only):
+                # A temporary the reverse sweep never reads may still be an operand of one
+                # it does (t3 = t1 - t2, t1 = x[i, j]): the check of t3 covers its operands.
+                if target not in needed or _stable_until_last_use(block, index, target, reads):
                     candidates[target] = stmt
                     positions[target] = (block, index)
     while True:
-        chosen = _closure(candidates, in_loops, needed)
+        chosen = _closure(candidates, in_loops, needed, read_only)
         # Recomputing t re-runs the temporaries it reads too: their operands must also be
         # unchanged up to t's last use (t11 = 1 + t10; t10 = x0 / t9; x0 = s2 / t11).
         unstable = [
             name
             for name in chosen
-            if not _stable_until_last_use(*positions[name], name, reads, _leaves(name, chosen))
+            if name in needed
+            and not _stable_until_last_use(*positions[name], name, reads, _leaves(name, chosen))
         ]
         if not unstable:
             return chosen
@@ -58,8 +62,9 @@ def choose_recomputed(node: ast.FunctionDef, temps: set[str], active: set[str], 
             del candidates[name]
 
 
-def _closure(candidates: dict, in_loops: set[str], needed: set[str]) -> dict[str, ast.Assign]:
-    """The candidates whose operands are all free to read (a fixpoint)."""
+def _closure(candidates: dict, in_loops: set[str], needed: set[str], read_only) -> dict:
+    """The candidates whose operands are all free to read (a fixpoint): unchanged from
+    the candidate on, or see :func:`_free`."""
     chosen: dict[str, ast.Assign] = {}
     changed = True
     while changed:
@@ -67,7 +72,9 @@ def _closure(candidates: dict, in_loops: set[str], needed: set[str]) -> dict[str
         for name, stmt in candidates.items():
             if name in chosen:
                 continue
-            if all(_free(o, in_loops, needed, chosen, candidates) for o in _operand_names(stmt)):
+            unchanged = read_only.get(id(stmt), ())
+            operands = [o for o in _operand_names(stmt) if o not in unchanged]
+            if all(_free(o, in_loops, needed, chosen, candidates) for o in operands):
                 chosen[name] = stmt
                 changed = True
     return chosen
@@ -110,24 +117,53 @@ def names_read(value: ast.expr) -> set[str]:
     return {n.id for n in ast.walk(value) if isinstance(n, ast.Name)} - {"math", "np"}
 
 
-def _cheap(stmt: ast.Assign, read_only: set[str]) -> bool:
+def _cheap(stmt: ast.Assign, read_only: dict[int, set[str]]) -> bool:
     value = stmt.value
     if isinstance(value, ast.Constant) or ir.is_shape_query(value):
         return False
     if ir.is_element_read(value):
-        return value.value.id in read_only  # an element of an array nothing writes
+        return value.value.id in read_only.get(id(stmt), ())  # nothing writes it afterwards
     return rules.rule_name(value) in CHEAP and not isinstance(value, (ast.Call, ast.Tuple))
 
 
-def _read_only_arrays(node: ast.FunctionDef) -> set[str]:
-    """Parameters that no statement assigns, writes into or permutes."""
+def _read_only_arrays(node: ast.FunctionDef, arrays) -> dict[int, set[str]]:
+    """For each statement, the arrays nothing changes from it on: parameters that no
+    statement assigns, writes into or permutes, and names that nothing changes from the
+    top-level statement holding it to the end (nor anything that may share their memory)."""
+    params = {a.arg for a in node.args.args} - _changed(node.body)
+    aliases = alias_classes(node)
+    unchanged: dict[int, set[str]] = {}
+    for k, top in enumerate(node.body):
+        changed = _changed(node.body[k:])
+        changed |= {other for name in changed & arrays for other in aliases.get(name, ())}
+        names = {n.id for n in ast.walk(top) if isinstance(n, ast.Name)}
+        for stmt in ast.walk(top):
+            unchanged[id(stmt)] = params | (names - changed)
+    return unchanged
+
+
+def _changed(stmts: list[ast.stmt]) -> set[str]:
+    """Names assigned, written into, permuted or iterated over in ``stmts``."""
     changed = set()
-    for stmt in ast.walk(node):
+    for stmt in (sub for s in stmts for sub in ast.walk(s)):
         if isinstance(stmt, ast.Assign):
             changed |= {n.id for n in ast.walk(stmt.targets[0]) if isinstance(n, ast.Name)}
         elif isinstance(stmt, ast.For):
             changed.add(stmt.target.id)
-    return {a.arg for a in node.args.args} - changed
+    return changed
+
+
+def element_reads(node: ast.FunctionDef, temps: set[str]) -> set[str]:
+    """The temporaries that are an element of an array (``t = u[i]``): the reverse sweep
+    reads the array itself instead of a record when nothing changes the array afterwards,
+    under every policy."""
+    return {
+        stmt.targets[0].id
+        for stmt in ast.walk(node)
+        if isinstance(stmt, ast.Assign)
+        and _target(stmt) in temps
+        and ir.is_element_read(stmt.value)
+    }
 
 
 def _operand_names(stmt: ast.Assign) -> list[str]:

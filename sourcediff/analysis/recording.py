@@ -276,6 +276,7 @@ class _Fixed:
             target = stmt.targets[0] if isinstance(stmt, ast.Assign) else None
             if isinstance(target, ast.Name) and target.id == name and len(stmt.targets) == 1:
                 arithmetic = all(isinstance(n, self.ARITHMETIC) for n in ast.walk(stmt.value))
+                arithmetic = arithmetic or ir.is_shape_query(stmt.value)  # a.shape[k]
                 reads = names_read(stmt.value)
                 return arithmetic and all(self.holds(r, depth + 1) for r in reads)
         return False

@@ -140,6 +140,7 @@ class Scalarizer:
         loop = body
         for axis, length in reversed(list(zip(axes, lengths))):
             loop = [ast.For(ast.Name(axis, ast.Store()), _range(length), loop, [])]
+            loop[0].scalarized = True  # a spatial loop: plan.py never checkpoints it
         for stmt in before + loop:
             _located(stmt, origin)
         nest = add_trip_counters(loop, self.namer, self.counters)

@@ -107,6 +107,8 @@ class ReverseBuilder(StatementAdjoints):
         if ir.is_permutation(stmt):
             return [stmt], [_located(s, stmt) for s in self.unpermute(stmt)]
         target = ir.target_name(stmt)
+        if target in self.active and not ir.is_element_write(stmt):  # never s = s + x: wrong
+            assert target not in ir.names_in(stmt.value), f"reads its target: {ast.dump(stmt)}"
         save, restore = [], []
         if self.rec.saves_at(stmt):
             element = stmt.targets[0] if ir.is_element_write(stmt) else None

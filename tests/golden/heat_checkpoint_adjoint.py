@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from sourcediff.runtime import add_into, revolve_actions, sum_to
+from sourcediff.runtime import add_into, revolve_actions
 
 from numba import types
 from numba.typed import List
@@ -41,7 +41,11 @@ def heat(u0, alpha, steps):
         # golden_functions.py:54: u, v = v, u
         u, v = (v, u)
     # golden_functions.py:55: return np.sum(u * u)
-    return np.sum(u * u)
+    t17_sum = 0.0
+    for j in range(u.shape[0]):
+        t20 = u[j]
+        t17_sum = t17_sum + t20 * t20
+    return t17_sum
 
 
 def heat_vjp(u0, alpha, steps, heat_bar):
@@ -79,16 +83,20 @@ def heat_vjp(u0, alpha, steps, heat_bar):
         # golden_functions.py:54: u, v = v, u
         u, v = (v, u)
     # golden_functions.py:55: return np.sum(u * u)
-    t17 = u * u
-    value = np.sum(t17)
+    t19 = u.shape[0]
+    t17_sum = 0.0
+    n_j = len(range(t19))
+    for j in range(t19):
+        t17_sum = t17_sum + u[j] * u[j]
     # reverse sweep
     u0_bar = np.zeros_like(u0)
     alpha_bar = 0.0
-    t17_bar = np.zeros_like(t17)
     u_bar = np.zeros_like(u)
     v_bar = np.zeros_like(v)
-    add_into(t17_bar, heat_bar)
-    add_into(u_bar, sum_to(2.0 * (u * t17_bar), u_bar))
+    for j in range(n_j - 1, -1, -1):
+        t20_bar = u[j] * heat_bar
+        u_bar[j] += u[j] * heat_bar
+        u_bar[j] += t20_bar
     # golden_functions.py:49: for _ in range(steps):
     actions = revolve_actions(n_iter, 4)
     for a in range(actions.shape[0]):
@@ -166,7 +174,7 @@ def heat_vjp(u0, alpha, steps, heat_bar):
     v = v_snapshots[0].copy()
     # golden_functions.py:47: u = u0.copy()
     add_into(u0_bar, u_bar)
-    return (value, (u0_bar, alpha_bar))
+    return (t17_sum, (u0_bar, alpha_bar))
 
 
 def heat_record_bytes(u0, alpha, steps):

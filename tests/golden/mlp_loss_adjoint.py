@@ -24,7 +24,11 @@ def mlp_loss(w1, b1, w2, x, y):
     t3 = matmul(w2, h)
     d = t3 - y
     # golden_functions.py:61: return np.sum(d * d)
-    return np.sum(d * d)
+    t4_sum = 0.0
+    for j in range(d.shape[0]):
+        t7 = d[j]
+        t4_sum = t4_sum + t7 * t7
+    return t4_sum
 
 
 def mlp_loss_vjp(w1, b1, w2, x, y, mlp_loss_bar):
@@ -37,8 +41,11 @@ def mlp_loss_vjp(w1, b1, w2, x, y, mlp_loss_bar):
     t3 = matmul(w2, h)
     d = t3 - y
     # golden_functions.py:61: return np.sum(d * d)
-    t4 = d * d
-    value = np.sum(t4)
+    t6 = d.shape[0]
+    t4_sum = 0.0
+    n_j = len(range(t6))
+    for j in range(t6):
+        t4_sum = t4_sum + d[j] * d[j]
     # reverse sweep
     w1_bar = np.zeros_like(w1)
     b1_bar = np.zeros_like(b1)
@@ -48,9 +55,10 @@ def mlp_loss_vjp(w1, b1, w2, x, y, mlp_loss_bar):
     t1_bar = np.zeros_like(t1)
     t2_bar = np.zeros_like(t2)
     t3_bar = np.zeros_like(t3)
-    t4_bar = np.zeros_like(t4)
-    add_into(t4_bar, mlp_loss_bar)
-    add_into(d_bar, sum_to(2.0 * (d * t4_bar), d_bar))
+    for j in range(n_j - 1, -1, -1):
+        t7_bar = d[j] * mlp_loss_bar
+        d_bar[j] += d[j] * mlp_loss_bar
+        d_bar[j] += t7_bar
     # golden_functions.py:60: d = w2 @ h - y
     add_into(t3_bar, sum_to(d_bar, t3_bar))
     add_into(w2_bar, matmul_adjoint_left(t3_bar, w2, h))
@@ -60,7 +68,7 @@ def mlp_loss_vjp(w1, b1, w2, x, y, mlp_loss_bar):
     add_into(t1_bar, sum_to(t2_bar, t1_bar))
     add_into(b1_bar, sum_to(t2_bar, b1_bar))
     add_into(w1_bar, matmul_adjoint_left(t1_bar, w1, x))
-    return (value, (w1_bar, b1_bar, w2_bar))
+    return (t4_sum, (w1_bar, b1_bar, w2_bar))
 
 
 def mlp_loss_record_bytes(w1, b1, w2, x, y):
