@@ -188,8 +188,9 @@ class Scalarizer:
             write = ast.Subscript(ir.load(name), _key(index), ast.Store())
             body.append(ast.Assign([write], ir.load(temp)))
             renames[name] = temp
-        else:
+        else:  # one element per iteration, defined once: a temporary like any other
             self.types.variables[name] = FLOAT
+            self.temps.add(name)
             body.append(_assign(name, self.operation(value, body)))
 
     def operation(self, node: ast.expr, body: list[ast.stmt]) -> ast.expr:

@@ -1,0 +1,37 @@
+"""What the in-suite fuzz samples share (tests/test_fuzz.py, tests/test_fuzz_second_half.py)."""
+
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+from fuzzing.campaign import ARGNUMS, arguments, check, load
+from fuzzing.generator import generate
+from fuzzing.reference import reference_gradient
+
+# The suite stays under 10 minutes; campaigns run more. Two files, so that the two workers
+# of ``pytest -n 2 --dist loadfile`` share the sample.
+SAMPLE = range(200_000, 200_075)
+
+
+@pytest.fixture(scope="module")
+def folder():
+    """A module-scoped directory on sys.path for the generated programs."""
+    with tempfile.TemporaryDirectory() as tmp:
+        sys.path.insert(0, tmp)
+        yield Path(tmp)
+        sys.path.remove(tmp)
+
+
+def run_program(seed: int, folder: Path, jit: bool, selected) -> None:
+    """Differentiate program ``seed`` under ``selected`` policies; every outcome must be ok
+    or a clear refusal (an unstable reference skips)."""
+    program = generate(seed)
+    f = load(program.source, folder, seed)
+    args = arguments(seed)
+    reference, stable = reference_gradient(f, args, ARGNUMS)
+    if not stable:
+        pytest.skip("the finite-difference reference is unstable at this point")
+    for policy in selected:
+        outcome, detail = check(f, args, policy, jit, reference)
+        assert outcome in ("ok", "refused"), f"{policy}: {outcome}: {detail}\n{program.source}"

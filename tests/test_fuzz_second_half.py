@@ -1,0 +1,17 @@
+"""The second half of the in-suite fuzz sample (see tests/test_fuzz.py): each program
+differentiated under every policy as plain Python with the verifier on."""
+
+import pytest
+from fuzz_support import SAMPLE, folder, run_program
+from fuzzing.campaign import policies
+
+SECOND_HALF = SAMPLE[len(SAMPLE) // 2 :]
+
+
+@pytest.mark.parametrize("seed", SECOND_HALF)
+def test_generated_program_verified_under_every_policy(seed, folder, monkeypatch):
+    monkeypatch.setenv("SOURCEDIFF_VERIFY", "1")
+    run_program(seed, folder, False, policies())
+
+
+__all__ = ["folder"]  # the fixture, imported
