@@ -146,17 +146,18 @@ class Specializer:
         """The generated module and compiled adjoint for these arguments' types (and, under
         policy "auto", for the plan their sizes call for)."""
         policy = self.planned_policy(args)
-        key = (_type_key(args), dimension_classes(args), policy)
+        dims = dimension_classes(args)
+        key = (_type_key(args), dims, policy)
         if key not in self.specializations:
-            self.specializations[key] = self.specialize(args, policy)
+            self.specializations[key] = self.specialize(args, policy, dims)
         return self.specializations[key]
 
-    def specialize(self, args: tuple, policy):
+    def specialize(self, args: tuple, policy, dims=None):
         """Build (or find in the cache) and load the adjoint for ``args`` under ``policy``."""
         self.check_differentiable(args)
         verified = verify.enabled(self.jit)
         types = self.arg_types(args)
-        dims = dimension_classes(args)
+        dims = dimension_classes(args) if dims is None else dims
         request = pipeline.Request(self.argnums, policy, types, verified, self.fastmath, dims)
         built = pipeline.build_adjoint_module(self.parsed, request)
         adjoint = pipeline.load(built, built.adjoint, self.jit)
@@ -309,15 +310,13 @@ def as_output(value):
 
 def tangent_function(transformed: Specializer, args: tuple):
     """The compiled tangent (forward-mode) function of ``transformed`` for these types."""
-    key = ("tangent", dimension_classes(args)) + tuple(
-        (type(a), getattr(a, "dtype", None), getattr(a, "ndim", None)) for a in args
-    )
+    dims = dimension_classes(args)
+    key = ("tangent", dims, _type_key(args))
     found = transformed.specializations.get(key)
     if found is None:
         transformed.check_differentiable(args)
         types = transformed.arg_types(args)
         fastmath = transformed.fastmath
-        dims = dimension_classes(args)
         request = pipeline.Request(transformed.argnums, "forward", types, False, fastmath, dims)
         built = pipeline.build_tangent_module(transformed.parsed, request)
         found = (built, pipeline.load(built, built.adjoint, transformed.jit))

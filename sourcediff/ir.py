@@ -51,14 +51,23 @@ def is_shape_query(value: ast.expr) -> bool:
     return isinstance(value, ast.Attribute)
 
 
+def shape_axis(value: ast.expr):
+    """``(name, k)`` of ``name.shape[k]`` with a constant ``k``, else None."""
+    if (
+        isinstance(value, ast.Subscript)
+        and isinstance(value.value, ast.Attribute)
+        and value.value.attr == "shape"
+        and isinstance(value.value.value, ast.Name)
+        and isinstance(value.slice, ast.Constant)
+        and type(value.slice.value) is int
+    ):
+        return value.value.value.id, value.slice.value
+    return None
+
+
 def index_names(subscript: ast.Subscript) -> set[str]:
     """Names used as indices in ``a[i, j]``."""
     return {n.id for n in ast.walk(subscript.slice) if isinstance(n, ast.Name)}
-
-
-def names_in(node: ast.AST) -> set[str]:
-    """Every name ``node`` reads or writes."""
-    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
 
 
 def outermost_loops(stmts: list[ast.stmt]):

@@ -76,3 +76,12 @@ def matrix_views(m, a):
 def neighbour_products(x):
     """Only elements of an argument nothing writes: the reverse sweep reads ``x`` itself."""
     return np.sum(x * x) + np.sum(x[1:] * x[:-1])
+
+
+def empty_slice_kept(x):
+    """``w[2:-1]`` of a 2-element array is empty; kept afterwards, it is allocated with
+    length 0 (not -1)."""
+    w = np.zeros(2)
+    w[0] = x[0]
+    z = w[2:-1] * x[1]
+    return np.sum(z * z) + z.shape[0] * x[0] + x[1] * w[0]

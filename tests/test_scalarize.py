@@ -3,6 +3,8 @@ fused into loops where shapes are provably equal, left alone where they are not,
 derivatives checked against central differences with Richardson extrapolation, under
 every policy, compiled and as Python."""
 
+import ast
+
 import numpy as np
 import pytest
 import scalarize_cases as cases
@@ -26,6 +28,7 @@ def _args():
         cases.broadcast_rows: (x, RNG.normal(size=(1, 3))),
         cases.matrix_views: (RNG.normal(size=(4, 4)), RNG.normal(size=4)),
         cases.neighbour_products: (RNG.normal(size=6),),
+        cases.empty_slice_kept: (RNG.normal(size=3),),
     }
 
 
@@ -101,8 +104,10 @@ def test_compiled_values_are_bit_for_bit_those_of_the_array_code(monkeypatch):
     f = cases.mixture_terms
     args = ARGS[f]
     fused = sd.value_and_grad(f, argnums=(0, 1))(*args)
+    assert "for j in range" in _vjp_source(f)
     monkeypatch.setenv("SOURCEDIFF_SCALARIZE", "0")
     plain = sd.value_and_grad(f, argnums=(0, 1))(*args)
+    assert "for j in range" not in _vjp_source(f)  # the same function, not fused
     assert fused[0] == plain[0]
 
 
@@ -111,3 +116,23 @@ def test_elements_of_an_array_nothing_changes_are_read_not_recorded(policy):
     """The fused loops are spatial: never checkpointed, and ``x[j]`` is read again."""
     args = ARGS[cases.neighbour_products]
     assert sd.tape_size(cases.neighbour_products, *args, policy=policy) == 0
+
+
+def test_a_normalized_statement_reading_its_own_target_is_an_error_not_a_wrong_number(
+    monkeypatch,
+):
+    """The reverse builder assumes ``s = s + x`` never reaches it (normalize versions names);
+    a rewrite that broke the rule must fail loudly."""
+    from sourcediff import pipeline
+
+    def reads_its_target(nf, types, dims):
+        # The result's last statement t10 = t8 + t9 becomes t10 = t10 + t9: still active.
+        for stmt in reversed(nf.node.body):
+            if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.BinOp):
+                stmt.value.left = ast.Name(stmt.targets[0].id, ast.Load())
+                return
+
+    monkeypatch.setattr(pipeline, "scalarize", reads_its_target)
+    monkeypatch.setenv("SOURCEDIFF_CACHE_DIR", str(pytest.importorskip("tempfile").mkdtemp()))
+    with pytest.raises(sd.SourceDiffError, match="reads its target"):
+        sd.grad(cases.kept_value, jit=False)(*ARGS[cases.kept_value])

@@ -130,16 +130,17 @@ def _read_only_arrays(node: ast.FunctionDef, arrays) -> dict[int, set[str]]:
     """For each statement, the arrays nothing changes from it on: parameters that no
     statement assigns, writes into or permutes, and names that nothing changes from the
     top-level statement holding it to the end (nor anything that may share their memory)."""
-    params = {a.arg for a in node.args.args} - _changed(node.body)
     aliases = alias_classes(node)
     unchanged: dict[int, set[str]] = {}
-    for k, top in enumerate(node.body):
-        changed = _changed(node.body[k:])
+    changed: set[str] = set()  # from the current top-level statement to the end
+    for top in reversed(node.body):
+        changed |= _changed([top])
         changed |= {other for name in changed & arrays for other in aliases.get(name, ())}
-        names = {n.id for n in ast.walk(top) if isinstance(n, ast.Name)}
+        names = frozenset({n.id for n in ast.walk(top) if isinstance(n, ast.Name)} - changed)
         for stmt in ast.walk(top):
-            unchanged[id(stmt)] = params | (names - changed)
-    return unchanged
+            unchanged[id(stmt)] = names
+    params = frozenset({a.arg for a in node.args.args} - changed)
+    return {key: names | params for key, names in unchanged.items()}
 
 
 def _changed(stmts: list[ast.stmt]) -> set[str]:

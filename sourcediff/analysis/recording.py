@@ -229,7 +229,7 @@ def invariant_trip_counts(node: ast.FunctionDef, counters: dict) -> set[int]:
     ['n_j = len(range(t3))']
     """
     found: set[int] = set()
-    bindings = _binding_counts(node)
+    bindings = binding_counts(node)
 
     def visit(block: list[ast.stmt], changed: set[str] | None) -> None:
         for index, stmt in enumerate(block):
@@ -250,7 +250,8 @@ def invariant_trip_counts(node: ast.FunctionDef, counters: dict) -> set[int]:
     return found
 
 
-def _binding_counts(node: ast.FunctionDef) -> dict[str, int]:
+def binding_counts(node: ast.FunctionDef) -> dict[str, int]:
+    """How many times each name is bound (a parameter once, by the call)."""
     counts: dict[str, int] = {a.arg: 1 for a in node.args.args}
     for sub in ast.walk(node):
         if isinstance(sub, ast.Name) and not isinstance(sub.ctx, ast.Load):

@@ -30,7 +30,8 @@ from __future__ import annotations
 import ast
 from collections import Counter
 
-from .. import rules
+from .. import ir, rules
+from ..analysis.recording import binding_counts
 
 SCALAR = "scalar"
 LIKE = {"np.copy", "np.zeros_like", "np.empty_like", "np.ones_like"}
@@ -60,9 +61,7 @@ class Shapes:
     """
 
     def __init__(self, params: list[str], dims: tuple | None, node=None, types=None):
-        stores = Counter(params)
-        if node is not None:
-            stores.update(n.id for n in ast.walk(node) if _stored(n))
+        stores = Counter(params) if node is None else Counter(binding_counts(node))
         self.fixed: dict[str, tuple] = {}
         self.sources: dict[tuple, tuple[str, int]] = {}
         for name in params:
@@ -109,8 +108,8 @@ class Shapes:
             parts = shape.elts if isinstance(shape, ast.Tuple) else [shape]
             dims = [_length(part, lengths) for part in parts]
             return None if None in dims else tuple(dims)
-        if ir_shape_axis(value) is not None:
-            name, k = ir_shape_axis(value)
+        if ir.shape_axis(value) is not None:
+            name, k = ir.shape_axis(value)
             if name in self.fixed and k < len(self.fixed[name]):
                 return [self.fixed[name][k]]
         return None
@@ -263,13 +262,13 @@ def _offset(index: ast.expr, start: int) -> ast.expr:
     return ast.BinOp(index, ast.Add(), ast.Constant(start)) if start else index
 
 
+def index_key(index: list[ast.expr]) -> ast.expr:
+    """The subscript of ``a[i]`` or ``a[i, j]``."""
+    return index[0] if len(index) == 1 else ast.Tuple(index, ast.Load())
+
+
 def _subscript(base: str, index: list[ast.expr]) -> ast.Subscript:
-    key = index[0] if len(index) == 1 else ast.Tuple(index, ast.Load())
-    return ast.Subscript(ast.Name(base, ast.Load()), key, ast.Load())
-
-
-def _stored(node: ast.AST) -> bool:
-    return isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)
+    return ast.Subscript(ast.Name(base, ast.Load()), index_key(index), ast.Load())
 
 
 def _length(part: ast.expr, lengths: dict):
@@ -277,18 +276,4 @@ def _length(part: ast.expr, lengths: dict):
         return ("constant", part.value)
     if isinstance(part, ast.Name) and part.id in lengths:
         return lengths[part.id][0]
-    return None
-
-
-def ir_shape_axis(value: ast.expr):
-    """``(name, k)`` of ``name.shape[k]``, else None."""
-    if (
-        isinstance(value, ast.Subscript)
-        and isinstance(value.value, ast.Attribute)
-        and value.value.attr == "shape"
-        and isinstance(value.value.value, ast.Name)
-        and isinstance(value.slice, ast.Constant)
-        and type(value.slice.value) is int
-    ):
-        return value.value.value.id, value.slice.value
     return None

@@ -56,7 +56,7 @@ from collections import Counter
 from .. import ir
 from ..analysis.types import VarType
 from ..transform.slicing import alias_classes
-from .elements import ElementReader, Shapes, axis_index
+from .elements import ElementReader, Shapes, axis_index, index_key
 from .loops import add_trip_counters
 from .regions import Region
 
@@ -185,7 +185,7 @@ class Scalarizer:
         if name in live:
             temp = self.temp(FLOAT)
             body.append(_assign(temp, self.operation(value, body)))
-            write = ast.Subscript(ir.load(name), _key(index), ast.Store())
+            write = ast.Subscript(ir.load(name), index_key(index), ast.Store())
             body.append(ast.Assign([write], ir.load(temp)))
             renames[name] = temp
         else:  # one element per iteration, defined once: a temporary like any other
@@ -222,13 +222,13 @@ class Scalarizer:
                 body.append(_assign(temp, part))
                 part = ir.load(temp)
             atoms.append(part)
-        return _key(atoms)
+        return index_key(atoms)
 
     def length(self, dim: tuple, before: list[ast.stmt]) -> ast.expr:
         """An atom holding the length ``dim`` (may be negative: ``range`` is then empty)."""
         source = self.shapes.source(dim[0])
-        if isinstance(source, int):
-            return ast.Constant(source + dim[1])
+        if isinstance(source, int):  # never negative: np.empty((-1,)) would raise
+            return ast.Constant(max(source + dim[1], 0))
         temp = self.temp(INT)
         before.append(_assign(temp, ast.parse("{}.shape[{}]".format(*source), mode="eval").body))
         if dim[1] == 0:
@@ -260,10 +260,6 @@ def scalarize(nf, types, dims) -> None:
 
 def _assign(name: str, value: ast.expr) -> ast.Assign:
     return ast.Assign([ast.Name(name, ast.Store())], value)
-
-
-def _key(atoms: list[ast.expr]) -> ast.expr:
-    return atoms[0] if len(atoms) == 1 else ast.Tuple(atoms, ast.Load())
 
 
 def _empty(lengths: list[ast.expr]) -> ast.Call:

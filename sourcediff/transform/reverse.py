@@ -31,6 +31,7 @@ from ..verify import Instrumentation
 from .accumulate import accumulate_arrays
 from .checkpoint import IterationState, checkpoint_loop, recompute_loop, without_exit
 from .cleanup import drop_dead_adjoint_stores
+from .effects import names_read
 from .first_writes import assign_first_contributions
 from .repeats import drop_repeated_computations
 from .simplify import simplify
@@ -108,7 +109,7 @@ class ReverseBuilder(StatementAdjoints):
             return [stmt], [_located(s, stmt) for s in self.unpermute(stmt)]
         target = ir.target_name(stmt)
         if target in self.active and not ir.is_element_write(stmt):  # never s = s + x: wrong
-            assert target not in ir.names_in(stmt.value), f"reads its target: {ast.dump(stmt)}"
+            assert target not in names_read(stmt.value), f"reads its target: {ast.dump(stmt)}"
         save, restore = [], []
         if self.rec.saves_at(stmt):
             element = stmt.targets[0] if ir.is_element_write(stmt) else None
