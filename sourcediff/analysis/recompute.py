@@ -20,7 +20,7 @@ from __future__ import annotations
 import ast
 
 from .. import ir, rules
-from ..transform.slicing import alias_classes
+from .sharing import alias_classes
 
 CHEAP = {"+", "-", "*", "/", "neg", ""}
 

@@ -22,9 +22,9 @@ from dataclasses import dataclass, field
 from .. import ir
 from ..adjoint_terms import adjoint_reads
 from ..errors import SourceDiffError
-from ..transform.slicing import alias_classes
 from . import liveness
 from .recompute import names_read
+from .sharing import alias_classes
 
 
 @dataclass

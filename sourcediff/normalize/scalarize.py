@@ -54,8 +54,8 @@ import copy
 from collections import Counter
 
 from .. import ir
+from ..analysis.sharing import alias_classes
 from ..analysis.types import VarType
-from ..transform.slicing import alias_classes
 from .elements import ElementReader, Shapes, axis_index, index_key
 from .loops import add_trip_counters
 from .regions import Region

@@ -39,16 +39,9 @@ from __future__ import annotations
 
 import ast
 
+from ..analysis.sharing import SHAPE_ATTRIBUTES, alias_classes, called_name, every_name
 from ..codegen import Comment
 from .effects import is_pure, names_written
-
-SHAPE_ATTRIBUTES = frozenset({"shape", "nbytes", "ndim", "size", "dtype"})
-# Calls that return a new array (or a number): the result shares no memory with an argument.
-FRESH_CALLS = frozenset(
-    {"copy", "zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like"}
-    | {"full_like", "len", "range", "float", "int", "max", "min", "abs", "sum", "exp", "log"}
-    | {"sqrt", "sin", "cos", "tanh", "dot", "arange", "linspace", "prod", "mean"}
-)
 
 
 class _Needs:
@@ -65,7 +58,7 @@ class _Needs:
         for sub in ast.walk(node):
             if isinstance(sub, ast.Attribute) and sub.attr in SHAPE_ATTRIBUTES:
                 shape_only.add(id(sub.value))
-            elif _called(sub) == "len" and sub.args:
+            elif called_name(sub) == "len" and sub.args:
                 shape_only.add(id(sub.args[0]))
         for sub in ast.walk(node):
             if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load):
@@ -147,7 +140,7 @@ def _needed_here(stmt: ast.stmt, needs: _Needs) -> bool:
         targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
         return any(_target_needed(t, needs) for t in targets)
     if isinstance(stmt, ast.Expr):  # a call: it may write into any array it is given
-        return any(needs.value_needed(n) for n in _names(stmt.value)) or _unknown_call(stmt)
+        return any(needs.value_needed(n) for n in every_name(stmt.value)) or _unknown_call(stmt)
     return True  # anything else (with, try, delete, nested functions): keep
 
 
@@ -180,73 +173,7 @@ def _kept(stmts: list[ast.stmt], needs: _Needs) -> list[ast.stmt]:
     return out
 
 
-def alias_classes(function: ast.FunctionDef) -> dict[str, set[str]]:
-    """Names that may share memory, each mapped to its whole class (union-find)."""
-    parent: dict[str, str] = {}
-
-    def find(name: str) -> str:
-        while parent.get(name, name) != name:
-            name = parent[name]
-        return name
-
-    def join(names: set[str]) -> None:
-        ordered = sorted(names)
-        for name in ordered:
-            parent.setdefault(name, name)
-        for name in ordered[1:]:
-            parent[find(name)] = find(ordered[0])
-
-    for node in ast.walk(function):
-        if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            bound = set().union(*(names_written(t) for t in targets))
-            join(bound | (_possible_views(node.value) if bound else set()))
-        elif isinstance(node, ast.For):
-            join(names_written(node.target) | _possible_views(node.iter))
-        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
-            join(_names(node.value))  # lst.append(a): a may come back out of lst
-    classes: dict[str, set[str]] = {}
-    for name in list(parent):
-        classes.setdefault(find(name), set()).add(name)
-    return {name: classes[find(name)] for name in parent}
-
-
-def _possible_views(value: ast.expr) -> set[str]:
-    """Names whose memory the value of ``value`` may share (``x[i, :]``, ``x.T``, ``v``;
-    not the indices of a subscript, nor arithmetic, nor a fresh array)."""
-    if isinstance(value, ast.Name):
-        return {value.id}
-    if isinstance(value, (ast.BinOp, ast.UnaryOp, ast.Compare, ast.BoolOp, ast.Constant)):
-        return set()
-    if _is_shape(value) or (isinstance(value, ast.Subscript) and _is_shape(value.value)):
-        return set()  # x.shape, x.shape[0]: numbers
-    if isinstance(value, (ast.Subscript, ast.Attribute, ast.Starred)):
-        return _possible_views(value.value)
-    if isinstance(value, (ast.Tuple, ast.List)):
-        return set().union(*(_possible_views(e) for e in value.elts))
-    if isinstance(value, ast.IfExp):
-        return _possible_views(value.body) | _possible_views(value.orelse)
-    if isinstance(value, ast.Call) and _called(value) in FRESH_CALLS:
-        return set()
-    return _names(value)
-
-
-def _is_shape(node: ast.expr) -> bool:
-    return isinstance(node, ast.Attribute) and node.attr in SHAPE_ATTRIBUTES
-
-
-def _called(node: ast.AST) -> str | None:
-    if not isinstance(node, ast.Call):
-        return None
-    func = node.func
-    return func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
-
-
 def _base_name(target: ast.expr) -> str | None:
     while isinstance(target, (ast.Subscript, ast.Attribute)):
         target = target.value
     return target.id if isinstance(target, ast.Name) else None
-
-
-def _names(node: ast.AST) -> set[str]:
-    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}

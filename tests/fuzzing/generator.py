@@ -312,6 +312,9 @@ class _Writer:
             self.rng = main
 
     def _elementwise_run(self, depth: int) -> None:
+        if self.rng.random() < 0.3:
+            self._matrix_run(depth)
+            return
         vec, other = self.rng.choice(self.vectors), self.rng.choice(self.vectors)
         self.fusion_count += 1
         name = f"e_{self.fusion_count}"
@@ -331,6 +334,22 @@ class _Writer:
         else:
             self.emit(depth, f"{vec}[1:] = {vec}[:-1] * 0.5 + np.sin({other}[1:])")
             self.tags.add("overlapping_slice_update")
+
+    def _matrix_run(self, depth: int) -> None:
+        """2-D fused runs: products of shifted blocks of ``m``, summed, or a five-point
+        stencil of ``m`` stored into the interior of a copy."""
+        self.fusion_count += 1
+        name = f"e_{self.fusion_count}"
+        if self.rng.random() < 0.5:
+            self.emit(depth, f"{name} = m[1:, 1:] * m[:-1, :-1] * {self.scalar(1)}")
+            self.emit(depth, f"{self.sum_target()} np.sum(np.tanh({name}) + {name})")
+            self.tags.add("fused_blocks")
+        else:
+            self.emit(depth, f"{name} = m.copy()")
+            stencil = "0.25 * (m[:-2, 1:-1] + m[2:, 1:-1] + m[1:-1, :-2] + m[1:-1, 2:])"
+            self.emit(depth, f"{name}[1:-1, 1:-1] = {stencil} * {self.scalar(1)}")
+            self.emit(depth, f"{self.sum_target()} np.sum({name} * {name})")
+            self.tags.add("fused_matrix_stencil")
 
     def sum_target(self) -> str:
         """``x = x + 0.1 * `` for a float ``x`` of the program (completed by the caller)."""

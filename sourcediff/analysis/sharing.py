@@ -1,0 +1,95 @@
+r"""Which names may share memory, flow-insensitively (a union-find over the function).
+
+``b = a``, a slice or row ``b = a[1:]``, ``a.T``, a swap ``u, v = v, u`` or an append
+into a list join their names; arithmetic, shape queries and calls that return a fresh
+array (``np.copy``, ``np.zeros``, ...) do not. Conservative: two names in one class may
+never actually share memory. Used by the counting function's slicer, the recording and
+recompute analyses and scalarization (:mod:`.aliases` is the flow-sensitive check that
+refuses writes through an alias).
+
+    >>> f = ast.parse("def f(x):\n    v = x[1:]\n    w = np.copy(x)\n    y = w * 2.0").body[0]
+    >>> sorted(alias_classes(f)["x"]), sorted(alias_classes(f)["w"])
+    (['v', 'x'], ['w'])
+"""
+
+from __future__ import annotations
+
+import ast
+
+from ..transform.effects import names_written
+
+SHAPE_ATTRIBUTES = frozenset({"shape", "nbytes", "ndim", "size", "dtype"})
+# Calls that return a new array (or a number): the result shares no memory with an argument.
+FRESH_CALLS = frozenset(
+    {"copy", "zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like"}
+    | {"full_like", "len", "range", "float", "int", "max", "min", "abs", "sum", "exp", "log"}
+    | {"sqrt", "sin", "cos", "tanh", "dot", "arange", "linspace", "prod", "mean"}
+)
+
+
+def alias_classes(function: ast.FunctionDef) -> dict[str, set[str]]:
+    """Names that may share memory, each mapped to its whole class (union-find)."""
+    parent: dict[str, str] = {}
+
+    def find(name: str) -> str:
+        while parent.get(name, name) != name:
+            name = parent[name]
+        return name
+
+    def join(names: set[str]) -> None:
+        ordered = sorted(names)
+        for name in ordered:
+            parent.setdefault(name, name)
+        for name in ordered[1:]:
+            parent[find(name)] = find(ordered[0])
+
+    for node in ast.walk(function):
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            bound = set().union(*(names_written(t) for t in targets))
+            join(bound | (possible_views(node.value) if bound else set()))
+        elif isinstance(node, ast.For):
+            join(names_written(node.target) | possible_views(node.iter))
+        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+            join(every_name(node.value))  # lst.append(a): a may come back out of lst
+    classes: dict[str, set[str]] = {}
+    for name in list(parent):
+        classes.setdefault(find(name), set()).add(name)
+    return {name: classes[find(name)] for name in parent}
+
+
+def possible_views(value: ast.expr) -> set[str]:
+    """Names whose memory the value of ``value`` may share (``x[i, :]``, ``x.T``, ``v``;
+    not the indices of a subscript, nor arithmetic, nor a fresh array)."""
+    if isinstance(value, ast.Name):
+        return {value.id}
+    if isinstance(value, (ast.BinOp, ast.UnaryOp, ast.Compare, ast.BoolOp, ast.Constant)):
+        return set()
+    if is_shape(value) or (isinstance(value, ast.Subscript) and is_shape(value.value)):
+        return set()  # x.shape, x.shape[0]: numbers
+    if isinstance(value, (ast.Subscript, ast.Attribute, ast.Starred)):
+        return possible_views(value.value)
+    if isinstance(value, (ast.Tuple, ast.List)):
+        return set().union(*(possible_views(e) for e in value.elts))
+    if isinstance(value, ast.IfExp):
+        return possible_views(value.body) | possible_views(value.orelse)
+    if isinstance(value, ast.Call) and called_name(value) in FRESH_CALLS:
+        return set()
+    return every_name(value)
+
+
+def is_shape(node: ast.expr) -> bool:
+    return isinstance(node, ast.Attribute) and node.attr in SHAPE_ATTRIBUTES
+
+
+def called_name(node: ast.AST) -> str | None:
+    """``f`` of a call ``f(...)`` or ``a.f(...)``, else None."""
+    if not isinstance(node, ast.Call):
+        return None
+    func = node.func
+    return func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
+
+
+def every_name(node: ast.AST) -> set[str]:
+    """Every name in ``node``."""
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
