@@ -22,7 +22,6 @@ from . import compile as compile_stage
 from . import rules, runtime
 from .analysis.activity import active_variables
 from .analysis.aliases import check_aliasing
-from .analysis.inplace import resolve_inplace_updates
 from .analysis.recompute import choose_recomputed, element_reads
 from .analysis.recording import analyze_recording, reverse_reads
 from .analysis.shapes import shape_variant_arrays
@@ -38,6 +37,7 @@ from .headers import cached_meta, header_text, origin_line, output_count
 from .ir import outermost_loops
 from .normalize import NormalizedFunction, externals, normalize
 from .normalize.indices import complete_indices
+from .normalize.inplace import resolve_inplace_updates
 from .normalize.scalarize import scalarize
 from .normalize.views import copy_written_views
 from .parse import ParsedFunction, parse_function
@@ -45,6 +45,7 @@ from .plan import has_time_loop, make_plan
 from .transform import optimize as optimizer
 from .transform.forward import build_tangent
 from .transform.reverse import AdjointSpec, build_adjoint
+from .transform.tapesize import adds_bytes
 
 STAGES = (
     "parse",  # the function and its call tree (parse.py, fence.py)
@@ -190,16 +191,6 @@ def _custom_rules(parsed: ParsedFunction):
     return rules.custom_rules({name: c.rule() for name, c in parsed.customs().items()})
 
 
-def _records(counting: ast.FunctionDef) -> bool:
-    """Whether the counting function ever adds to what is recorded (``tapesize``)."""
-    return any(
-        isinstance(node, ast.AugAssign)
-        and isinstance(node.target, ast.Name)
-        and node.target.id in ("recorded_bytes", "iteration_bytes")
-        for node in ast.walk(counting)
-    )
-
-
 def _with_externals(built: Built, parsed: ParsedFunction) -> Built:
     built.externals = externals(parsed)
     return built
@@ -228,7 +219,7 @@ def _build_adjoint_module(parsed: ParsedFunction, request: Request) -> Built:
         meta = {"outputs": outputs, "result": types.result.kind}
         # Nothing to checkpoint when nothing is recorded: "auto" then needs no count.
         counting = next(f for f in functions if f is not None and f.name == names[2])
-        meta["time_loops"] = int(has_time_loop(nf.node, types) and _records(counting))
+        meta["time_loops"] = int(has_time_loop(nf.node, types) and adds_bytes(counting))
         with stage("codegen", parsed.name):
             header = header_text(parsed, request, wrt, types, meta)
             text = module_source(header, nf.constants, texts)

@@ -340,6 +340,41 @@ def negative_axes_of_a_matrix(m, v):
     return np.sum(a**2) + np.sum(b) + np.sum(c * c) + np.max(v, axis=-1) * np.prod(v, axis=-1)
 
 
+def sub_cycled_while(x):
+    """A value recorded in the outer body and again in an inner while loop: the outer
+    push after the inner loop wrote past the end of the growable tape (an IndexError as
+    Python; compiled, inf or garbage) when 1 + 15 pushes filled its 16 slots."""
+    s = 0.0
+    for i in range(x.shape[0]):
+        z = x[i]
+        while z < 10.0:
+            s -= 1.0 / z
+            z += 1.0
+        s += math.log(z)
+    return s
+
+
+def sub_cycled_for(x, m):
+    """The same with an inner for loop whose trip count comes from an integer array."""
+    s = 0.0
+    for i in range(x.shape[0]):
+        z = x[i]
+        for _ in range(m[i]):
+            z = math.sin(z) + 0.1 * z
+        s += z * z
+    return s
+
+
+def transposed_row_in_a_loop(H, P):
+    """``H.T`` of a (1, 2) ``H`` is C- and F-contiguous: as plain Python, keeping it in a
+    list typed for Fortran-ordered arrays failed inside Numba (an AssertionError)."""
+    s = 0.0
+    for _ in range(3):
+        P = H.T @ H + P * 0.5
+        s += np.sum(P * P)
+    return s
+
+
 CASES = [
     (dot_then_overwrite, (RNG.random(3),), (0,)),
     (matmul_then_slice_update, (RNG.random(3), RNG.random((2, 3))), (0, 1)),
@@ -377,6 +412,9 @@ CASES = [
     (constant_index_arrays, (RNG.random(3), RNG.random(4)), (0, 1)),
     (flattened_cumsum, (RNG.random((2, 3)),), (0,)),
     (negative_axes_of_a_matrix, (RNG.random((3, 4)) + 0.5, RNG.random(5)), (0, 1)),
+    (sub_cycled_while, (np.array([-4.5, 2.5, -20.5]),), (0,)),
+    (sub_cycled_for, (np.array([0.3, -0.7, 1.1]), np.array([15, 1, 17])), (0,)),
+    (transposed_row_in_a_loop, (np.array([[1.0, 0.3]]), np.eye(2)), (0, 1)),
 ]
 
 REFUSED = [

@@ -157,3 +157,21 @@ def test_a_second_derivative_refusal_names_the_users_function():
         sd.hessian(_interpolated, jit=False)(np.array([0.3, -0.5, 0.8]))
     assert refused.value.filename.endswith("test_second_order.py")
     assert "second derivatives" in str(refused.value) and "_interpolated" in str(refused.value)
+
+
+def lgamma_sum(x):
+    s = 0.0
+    for v in x:
+        s += math.lgamma(v)
+    return s
+
+
+@pytest.mark.parametrize("jit", [False, True], ids=["python", "compiled"])
+def test_hessian_of_lgamma_is_the_trigamma_function(jit):
+    """The digamma loop inside lgamma's derivative records into a growable tape from an
+    outer and an inner loop; its Hessian was inf (compiled) or an IndexError (Python)
+    once 1 + 15 pushes filled 16 slots. Against SciPy's trigamma."""
+    from scipy.special import polygamma
+
+    x = np.array([0.5, 6.5, 1.0, 0.05])
+    assert np.allclose(np.diag(sd.hessian(lgamma_sum, jit=jit)(x)), polygamma(1, x), rtol=1e-9)

@@ -6,6 +6,9 @@
 - ``recompute``: which cheap temporaries the reverse sweep recomputes.
 - ``recording``: to-be-recorded (TBR): which overwrites must save the old value.
 - ``liveness``: the state an iteration carries (recompute and checkpoint policies).
-- ``aliases`` and ``inplace``: a refusal and a typed rewrite still filed here
-  (they belong beside ``fence`` and in ``normalize``).
+- ``aliases``: the refusal of writes through a second name, which needs types.
+- ``sharing``: which names may share an array's memory.
+
+Rewrites that need types (``x += e`` resolved, scalarization) live in
+``normalize`` (``inplace``, ``scalarize``), run by the types stage.
 """

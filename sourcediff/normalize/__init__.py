@@ -9,6 +9,10 @@ The passes, in order, each in its own module:
 - ``versions``: name each straight-line redefinition separately;
 - ``loops``: give every loop a trip counter for the reverse sweep.
 
+Once types are known (the ``types`` stage), rewrites that need them run here too:
+``inplace`` (``x += e`` in place for arrays, rebound for numbers), ``indices``,
+``views`` and ``scalarize`` (elementwise runs fused into loops over scalars).
+
 The result is still ordinary Python that computes the same values as the
 user's function; it is also the primal that ``sd.jit`` compiles.
 """

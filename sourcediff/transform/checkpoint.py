@@ -24,7 +24,8 @@ import copy
 
 from ..naming import Namer
 from ..runtime import ADVANCE, RESTORE, TAKESHOT  # the revolve protocol, defined once
-from .tape import array_type_name, placeholder
+from .records import Advance, Alloc, Append, NewList, Push, RerunLoop, Restore, Schedule, Snapshot
+from .tape import ITEMSIZES, array_type_name, placeholder
 
 
 def _parse(source: str) -> list[ast.stmt]:
@@ -50,44 +51,39 @@ class IterationState:
         for name in self.names:
             if name not in self.params:  # the first record may come before the first assignment
                 out += _parse(f"{name} = {placeholder(self.types[name])}")
-        for name in self.scalars:
-            out += _parse(f"{self.store[name]} = np.empty(0, np.{_dtype(self.types[name])})")
+        out += [Alloc(self.store[n], "0", f"np.{_dtype(self.types[n])}") for n in self.scalars]
         for name in self.arrays:
-            item = array_type_name(_contiguous(self.types[name]))
-            out += _parse(f"{self.store[name]} = List.empty_list({item})")
+            out.append(NewList(self.store[name], array_type_name(_contiguous(self.types[name]))))
         return out + _parse(f"{self.top} = 0")
 
     def allocate(self, capacity: str) -> list[ast.stmt]:
-        out = []
-        for name in self.scalars:
-            dtype = _dtype(self.types[name])
-            out += _parse(f"{self.store[name]} = np.empty({capacity}, np.{dtype})")
-        return out
+        return [Alloc(self.store[n], capacity, f"np.{_dtype(self.types[n])}") for n in self.scalars]
 
     def push(self) -> list[ast.stmt]:
-        out = [_parse(f"{self.store[n]}[{self.top}] = {n}")[0] for n in self.scalars]
-        out += [_parse(f"{self.store[n]}.append({n}.copy())")[0] for n in self.arrays]
-        return out + _parse(f"{self.top} += 1")
+        """Records of the entry state of one iteration (policy "recompute")."""
+        out: list[ast.stmt] = [
+            Push(self.store[n], self.top, n, str(self.size(n)), marked=False) for n in self.scalars
+        ]
+        out += [Append(self.store[n], f"{n}.copy()", f"{n}.nbytes", False) for n in self.arrays]
+        return out + [Advance(self.top, 1, marked=False)]
 
     def pop(self) -> list[ast.stmt]:
-        out = _parse(f"{self.top} -= 1")
-        out += [_parse(f"{n} = {self.store[n]}[{self.top}]")[0] for n in self.scalars]
-        return out + [_parse(f"{n} = {self.store[n]}.pop()")[0] for n in self.arrays]
+        out: list[ast.stmt] = [Advance(self.top, -1, marked=False)]
+        out += [Restore(n, f"{self.store[n]}[{self.top}]") for n in self.scalars]
+        return out + [Restore(n, f"{self.store[n]}.pop()") for n in self.arrays]
 
-    def take(self, slot: str) -> list[ast.stmt]:
-        out = [_parse(f"{self.store[n]}[{slot}] = {n}")[0] for n in self.scalars]
-        for n in self.arrays:
-            store = self.store[n]
-            out += _parse(
-                f"if {slot} < len({store}):\n    {store}[{slot}] = {n}.copy()\n"
-                f"else:\n    {store}.append({n}.copy())"
-            )
-        return out
+    def take(self, slot: str, copies: str = "1") -> list[ast.stmt]:
+        """Records of a snapshot in slot ``slot``; counted as ``copies`` snapshots."""
+        out: list[ast.stmt] = [
+            Push(self.store[n], slot, n, f"{self.size(n)} * {copies}", marked=False)
+            for n in self.scalars
+        ]
+        sizes = {n: f"{copies} * {n}.nbytes" for n in self.arrays}
+        return out + [Snapshot(self.store[n], slot, n, sizes[n]) for n in self.arrays]
 
-    def bytes_expression(self) -> str:
-        """An expression for the bytes one copy of the state takes."""
-        parts = [f"{n}.nbytes" for n in self.arrays] + [str(8 * len(self.scalars))]
-        return " + ".join(parts)
+    def size(self, name: str) -> int:
+        """Bytes of one kept element of scalar ``name``."""
+        return ITEMSIZES.get(f"np.{_dtype(self.types[name])}", 8)
 
     def take_entry(self) -> list[ast.stmt]:
         """Keep the loop's entry state aside (restored after its reverse loop)."""
@@ -122,21 +118,19 @@ def iteration_index(loop: ast.For, it: str) -> ast.stmt:
     return _parse(f"{loop.target.id} = {start} + {it} * {step}")[0]
 
 
-def recompute_loop(loop: ast.For, primal_body, state: IterationState, count: str):
+def recompute_loop(loop: ast.For, body_f, state: IterationState):
     """Forward loop recording entry states; the reverse body prefix restoring one; and
     what restores the loop's entry state once the reverse loop is done."""
-    forward = copy.copy(loop)
-    forward.body = state.push() + primal_body
-    capacity = f"len({ast.unparse(loop.iter)})"
-    entry = state.allocate(capacity) + state.take_entry()
+    forward = RerunLoop(loop, state.push(), body_f)
+    entry = state.allocate(f"len({ast.unparse(loop.iter)})") + state.take_entry()
     return entry + [forward], state.pop(), state.restore_entry()
 
 
-def checkpoint_loop(loop, primal_body, body_f, body_r, state, count, snapshots, namer):
+def checkpoint_loop(loop, body_f, body_r, state, count, snapshots, namer):
     """Forward: snapshot the entry state, run the loop. Reverse: follow the revolve schedule."""
-    forward = copy.copy(loop)
-    forward.body = list(primal_body)
-    entry = state.allocate(str(snapshots)) + state.take("0")
+    primal_body = loop.body
+    forward = RerunLoop(loop, [], body_f)
+    entry = state.allocate(str(snapshots)) + state.take("0", str(snapshots))
     actions, a, it = namer.fresh("actions"), namer.fresh("a"), namer.fresh("it")
     kind, slot = namer.fresh("action"), namer.fresh("slot")
     advance = ast.For(
@@ -168,7 +162,7 @@ def checkpoint_loop(loop, primal_body, body_f, body_r, state, count, snapshots, 
         _parse(f"{kind} = {actions}[{a}, 0]") + [dispatch],
         [],
     )
-    return entry + [forward], schedule + [driver] + after
+    return entry + [forward, Schedule(count, snapshots)], schedule + [driver] + after
 
 
 def without_exit(body: list[ast.stmt]) -> list[ast.stmt]:

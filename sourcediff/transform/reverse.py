@@ -28,16 +28,18 @@ from ..analysis.recording import Recording, unassigned_at_save
 from ..codegen import Comment
 from ..plan import Plan
 from ..verify import Instrumentation
+from . import signature
 from .accumulate import accumulate_arrays
 from .checkpoint import IterationState, checkpoint_loop, recompute_loop, without_exit
 from .cleanup import drop_dead_adjoint_stores
 from .effects import names_read
 from .first_writes import assign_first_contributions
+from .records import lower
 from .repeats import drop_repeated_computations
 from .simplify import simplify
 from .statements import StatementAdjoints
-from .tape import ITEMSIZES, Tapes, is_region, placeholder
-from .tapesize import RecordInfo, counting_function
+from .tape import Tapes, is_region
+from .tapesize import counting_function
 
 
 @dataclass
@@ -56,7 +58,6 @@ class ReverseBuilder(StatementAdjoints):
 
     def __init__(self, nf, types, active, rec: Recording, recomputed, plan: Plan):
         self.plan = plan
-        self.record_info = RecordInfo()
         self.rerun = False  # inside a loop whose iterations are re-run (recompute, checkpoint)
         self.extra_prologue: list[ast.stmt] = []
         self.recomputed = recomputed
@@ -196,23 +197,12 @@ class ReverseBuilder(StatementAdjoints):
         names += sorted((self.rec.live_at_entry.get(id(loop), set()) & overwritten) - set(names))
         state = IterationState(names, self.types, self.namer, stem, self.nf.params)
         self.extra_prologue += state.prologue()
-        copies = snapshots or "1"
-        for name in state.scalars:
-            size = ITEMSIZES.get(f"np.{_state_dtype(self.types[name])}", 8)
-            self.record_info.arrays[state.store[name]] = f"{size} * {copies}"
-        self.record_info.lists |= {state.store[name]: copies for name in state.arrays}
-        self.record_info.tops.add(state.top)
-        count = self.nf.counters[loop].name
         if not snapshots:
-            fwd, restore, entry = recompute_loop(loop, loop.body, state, count)
-            self.record_info.rerun_bodies[id(fwd[-1])] = body_f
+            fwd, restore, entry = recompute_loop(loop, body_f, state)
             reverse = self.for_reverse_header(loop, restore + body_f + body_r)
             return [_located(s, loop) for s in fwd], [_located(s, loop) for s in [reverse] + entry]
-        fwd, rev = checkpoint_loop(
-            loop, loop.body, body_f, body_r, state, count, snapshots, self.namer
-        )
-        self.record_info.rerun_bodies[id(fwd[-1])] = body_f
-        self.record_info.schedules.append((count, snapshots))
+        count = self.nf.counters[loop].name
+        fwd, rev = checkpoint_loop(loop, body_f, body_r, state, count, snapshots, self.namer)
         return [_located(s, loop) for s in fwd], [_located(s, loop) for s in rev]
 
     def for_reverse_header(self, loop: ast.For, body: list[ast.stmt]) -> ast.For:
@@ -239,23 +229,22 @@ class ReverseBuilder(StatementAdjoints):
         ret = body[-1]
         fwd, rev = self.block(body[:-1])
         self.tapes.finish_pushes(fwd)
-        self.describe_records()
-        seeds = [self.namer.fresh(f"{self.nf.name}_bar")]
-        if outputs > 1:
-            seeds = [self.namer.fresh(f"{self.nf.name}_bar{k}") for k in range(outputs)]
+        seeds = signature.seed_names(self.namer, self.nf.name, outputs)
         value = self.namer.fresh("value")
         atoms = ret.value.elts if isinstance(ret.value, ast.Tuple) else [ret.value]
-        copies, write_back = self.private_copies()
-        prologue = self.tapes.prologue() + self.extra_prologue + self.array_dummies()
-        out = [Comment("forward sweep")] + copies + prologue
-        out += fwd + write_back
+        copies, write_back = signature.private_copies(self.nf, self.types)
+        prologue = self.tapes.prologue() + self.extra_prologue
+        prologue += signature.array_dummies(self.nf, self.types, self.active, self.tapes.loop_saved)
+        forward = copies + prologue + fwd + write_back
+        counting = counting_function(spec.counting_name, self.nf.params, forward)
+        out = [Comment("forward sweep")] + lower(forward)
         out.append(ir.statement(f"{value} = {ast.unparse(ret.value)}"))
         out.append(Comment("reverse sweep"))
         out += self.adjoint_inits(spec.wrt)
         for atom, seed in zip(atoms, seeds):
             if isinstance(atom, ast.Name) and atom.id in self.active:
                 out.append(self.accumulate(atom.id, ir.load(seed)))
-        out += drop_repeated_computations(rev)
+        out += drop_repeated_computations(lower(rev))
         grads = [self.bars.get(w) if w in self.active else self.zero(w) for w in spec.wrt]
         out.append(ir.statement(f"return {value}, ({', '.join(grads)},)"))
         args = [ast.arg(p) for p in self.nf.params + seeds]
@@ -264,23 +253,10 @@ class ReverseBuilder(StatementAdjoints):
         fn.body = assign_first_contributions(fn.body, set(self.bars.values()))
         arrays = {bar for name, bar in self.bars.items() if self.types[name].kind == "array"}
         fn.body = accumulate_arrays(fn.body, arrays, lambda name: self.types[name].kind)
-        self.record_info.skipped |= {id(s) for s in write_back}
-        forward = copies + prologue + fwd + write_back
-        counting = counting_function(spec.counting_name, self.nf.params, forward, self.record_info)
         shadow = None
         if self.verifier is not None:
             shadow = self.verifier.shadow(self.nf.node, spec.shadow_name)
         return fn, counting, shadow
-
-    def describe_records(self) -> None:
-        """Tell the counting function (tape_size) what each record is."""
-        info = self.record_info
-        for tape in self.tapes.tapes.values():
-            info.arrays[tape.name] = str(ITEMSIZES.get(tape.dtype, 8))
-            info.tops.add(tape.top)
-        for refs in self.tapes.reference_lists.values():
-            info.lists[refs] = "1"
-        info.tops |= self.tapes.local_slots  # dropped like stack pointers: not records
 
     def adjoint_inits(self, wrt: list[str]) -> list[ast.stmt]:
         names = sorted(self.active - self.assigned_adjoints, key=_order(self.nf.params, wrt))
@@ -289,64 +265,6 @@ class ReverseBuilder(StatementAdjoints):
     def zero(self, name: str) -> str:
         """A zero of the type of ``name``'s adjoint."""
         return f"np.zeros_like({name})" if self.types[name].kind == "array" else "0.0"
-
-    def private_copies(self) -> tuple[list[ast.stmt], list[ast.stmt]]:
-        """Work on copies of argument arrays the function writes into.
-
-        The reverse sweep restores overwritten elements, so it works on a private
-        copy and writes the primal's final state back into the caller's array.
-        """
-        copies: list[ast.stmt] = [Comment("arrays written in place work on private copies")]
-        write_back: list[ast.stmt] = []
-        for param in self.nf.params:
-            if self.types[param].kind != "array" or param not in _written_arrays(self.nf.node):
-                continue
-            caller, work = self.namer.fresh(f"{param}_caller"), self.namer.fresh(f"{param}_work")
-            copies += [
-                ir.statement(f"{caller} = {param}"),
-                ir.statement(f"{work} = np.copy({param})"),
-            ]
-            copies.append(ir.statement(f"{param} = {work}"))
-            write_back.append(ir.statement(f"{caller}[...] = {work}"))
-        return (copies, write_back) if write_back else ([], [])
-
-    def array_dummies(self) -> list[ast.stmt]:
-        """Define active local arrays first bound inside a loop or branch (for ``zeros_like``)."""
-        top_level = {ir.target_name(s) for s in self.nf.node.body if isinstance(s, ast.Assign)}
-        out = []
-        defined = top_level | set(self.nf.params) | self.tapes.loop_saved
-        for name in sorted(self.active - defined):
-            if self.types[name].kind == "array":
-                out.append(ir.statement(f"{name} = {placeholder(self.types[name])}"))
-        return out
-
-
-def _state_dtype(t) -> str:
-    if t.kind == "float":
-        return t.dtype or "float64"
-    return {"int": "int64", "bool": "bool_"}.get(t.kind, "float64")
-
-
-def _written_arrays(node: ast.FunctionDef) -> set[str]:
-    """Arrays whose buffer may be written: element writes and permutations, and the
-    sources of reference copies (``b = a``) of such arrays."""
-    written: set[str] = set()
-    aliases: list[tuple[str, str]] = []
-    for stmt in ast.walk(node):
-        if ir.is_element_write(stmt):
-            written.add(ir.target_name(stmt))
-        elif ir.is_permutation(stmt):
-            written |= {t for t, _ in ir.permutation_pairs(stmt)}
-        elif isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Name):
-            aliases.append((stmt.targets[0].id, stmt.value.id))
-    changed = True
-    while changed:
-        changed = False
-        for target, source in aliases:
-            if target in written and source not in written:
-                written.add(source)
-                changed = True
-    return written
 
 
 def _order(params: list[str], wrt: list[str]):

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from ..analysis.types import TypeTable
 from ..fancy import has_int_array_index, is_int_array
 from ..naming import Namer
+from .records import Advance, Alloc, Append, NewList, Push, Reserve, Restore, Save
 
 NUMPY_DTYPES = {
     "float64": "np.float64",
@@ -30,14 +31,6 @@ ITEMSIZES = {"np.float64": 8, "np.float32": 4, "np.int64": 8, "np.bool_": 1}
 
 def _parse(source: str) -> ast.stmt:
     return ast.parse(source).body[0]
-
-
-def _record(source: str, *changed: str) -> ast.stmt:
-    """A record statement that changes only ``changed``: fresh tapes, their tops and
-    lists that nothing else aliases (the optimizer moves pure values across it)."""
-    stmt = _parse(source)
-    stmt.record_writes = frozenset(changed)
-    return stmt
 
 
 @dataclass
@@ -63,7 +56,6 @@ class Tapes:
         self.tapes: dict[tuple[str, int], Tape] = {}
         self.loop_saved: set[str] = set()
         self.reference_lists: dict[str, str] = {}
-        self.local_slots: set[str] = set()  # saves outside loops: plain locals
         self.region_types: dict[str, object] = {}
         self.unassigned: set[str] = set()  # saved where they may not be assigned yet
 
@@ -77,19 +69,16 @@ class Tapes:
             return self._save_region(var, element, loops)
         if not loops:
             slot = self.namer.fresh(f"{var}_prev")
-            self.local_slots.add(slot)
-            return [_parse(f"{slot} = {value}")], [_parse(f"{value} = {slot}")]
+            return [Save(slot, value)], [Restore(value, slot)]
         tape = self._tape(var, loops[0])
         tape.sites.append(list(loops))
         if element is None:
             self.loop_saved.add(var)
-        push = [
-            _record(f"{tape.name}[{tape.top}] = {value}", tape.name),
-            _record(f"{tape.top} += 1", tape.top),
-        ]
+        push = [Push(tape.name, tape.top, value, str(ITEMSIZES.get(tape.dtype, 8)))]
+        push.append(Advance(tape.top, 1))
         if not self._exact(tape, loops):
             tape.exact = False
-        pop = [_record(f"{tape.top} -= 1", tape.top), _parse(f"{value} = {tape.name}[{tape.top}]")]
+        pop = [Advance(tape.top, -1), Restore(value, f"{tape.name}[{tape.top}]")]
         return push, pop
 
     def _save_region(self, var: str, element: ast.Subscript, loops):
@@ -98,8 +87,7 @@ class Tapes:
         copy = f"{ast.unparse(readable(element))}.copy()"
         if not loops:
             slot = self.namer.fresh(f"{var}_prev")
-            self.local_slots.add(slot)
-            return [_parse(f"{slot} = {copy}")], [_parse(f"{region} = {slot}")]
+            return [Save(slot, copy)], [Restore(region, slot)]
         # One list per region rank: m[:, 1] and m[...] are saved in different lists.
         item = region_type(self.types[var], element, self.types)
         key = f"{var}[{item.ndim}]"
@@ -108,7 +96,8 @@ class Tapes:
             self.region_types[key] = item
         refs = self.reference_lists[key]
         self.loop_saved.discard(var)
-        return [_record(f"{refs}.append({copy})", refs)], [_parse(f"{region} = {refs}.pop()")]
+        size = f"{ast.unparse(readable(element))}.nbytes"
+        return [Append(refs, copy, size)], [Restore(region, f"{refs}.pop()")]
 
     def _save_reference(self, var: str):
         """Arrays rebound in a loop: keep each old array alive in a typed list."""
@@ -116,9 +105,7 @@ class Tapes:
             self.reference_lists[var] = self.namer.fresh(f"{var}_refs")
         self.loop_saved.add(var)
         refs = self.reference_lists[var]
-        return [_record(f"{refs}.append({var})", refs)], [
-            _record(f"{var} = {refs}.pop()", refs, var)
-        ]
+        return [Append(refs, var, f"{var}.nbytes")], [Restore(var, f"{refs}.pop()", (refs, var))]
 
     def finish_pushes(self, fwd: list[ast.stmt]) -> None:
         """Make room in growable tapes: once before each innermost ``for`` loop that pushes
@@ -137,9 +124,8 @@ class Tapes:
                 stmt.orelse = self._reserve(stmt.orelse, innermost)
             else:
                 tape = self._growable_push(stmt)
-                if tape is not None and isinstance(innermost, ast.While):
-                    reserve = f"{tape.name} = reserve({tape.name}, {tape.top} + 1)"
-                    out.append(_record(reserve, tape.name))
+                if tape is not None and _makes_own_room(innermost, tape):
+                    out.append(Reserve(tape.name, f"{tape.top} + 1"))
             out.append(stmt)
         return out
 
@@ -148,7 +134,7 @@ class Tapes:
         tapes: dict[str, Tape] = {}
         for stmt in _own_statements(loop.body):
             tape = self._growable_push(stmt)
-            if tape is not None:
+            if tape is not None and not _makes_own_room(loop, tape):
                 counts[tape.name] = counts.get(tape.name, 0) + 1
                 tapes[tape.name] = tape
         out = []
@@ -159,14 +145,13 @@ class Tapes:
                 if count == 1
                 else f"{tapes[name].top} + {count} * {trips}"
             )
-            out.append(_record(f"{name} = reserve({name}, {needed})", name))
+            out.append(Reserve(name, needed))
         return out
 
     def _growable_push(self, stmt: ast.stmt) -> Tape | None:
-        if not (isinstance(stmt, ast.Assign) and isinstance(stmt.targets[0], ast.Subscript)):
+        if not isinstance(stmt, Push):
             return None
-        name = stmt.targets[0].value.id
-        return next((t for t in self.tapes.values() if t.name == name and not t.exact), None)
+        return next((t for t in self.tapes.values() if t.name == stmt.store and not t.exact), None)
 
     def _tape(self, var: str, outer: ast.stmt) -> Tape:
         key = (var, id(outer))
@@ -193,10 +178,8 @@ class Tapes:
             out.append(_parse(f"{var} = {placeholder(self.types[var])}"))
         for var, refs in self.reference_lists.items():
             item = self.region_types.get(var) or self.types[var]
-            out.append(_parse(f"{refs} = List.empty_list({array_type_name(item)})"))
-        for tape in self.tapes.values():
-            out.append(_parse(f"{tape.name} = np.empty(0, {tape.dtype})"))
-            out.append(_parse(f"{tape.top} = 0"))
+            out.append(NewList(refs, array_type_name(_list_item(item))))
+        out += [Alloc(tape.name, "0", tape.dtype, tape.top) for tape in self.tapes.values()]
         return out
 
     def allocations(self, outer: ast.stmt) -> list[ast.stmt]:
@@ -205,8 +188,7 @@ class Tapes:
         for (_, outer_id), tape in self.tapes.items():
             if outer_id != id(outer):
                 continue
-            size = self._capacity(tape, outer)
-            out.append(_parse(f"{tape.name} = np.empty({size}, {tape.dtype})"))
+            out.append(Alloc(tape.name, self._capacity(tape, outer), tape.dtype))
         return out
 
     def _capacity(self, tape: Tape, outer: ast.stmt) -> str:
@@ -279,6 +261,15 @@ def placeholder(t) -> str:
     return ZEROS.get(t.kind, "0.0")
 
 
+def _list_item(t):
+    """The type of a list of arrays like ``t``: a Fortran-ordered array is kept as any
+    layout, since an array with a length-1 axis (``H.T`` of a (1, 2) ``H``) is C- and
+    F-contiguous at once and, as plain Python, goes into a typed list as C."""
+    from ..analysis.types import VarType
+
+    return VarType(t.kind, t.dtype, t.ndim, "A") if t.layout == "F" else t
+
+
 def array_type_name(t) -> str:
     """The module-level name codegen defines for the Numba type of arrays like ``t``."""
     return f"ARRAY_{t.dtype}_{t.ndim}D_{t.layout}"
@@ -322,6 +313,19 @@ def _at_entry(atom: ast.expr, outer: ast.stmt, depth: int = 0) -> str | None:
     if isinstance(value, (ast.Name, ast.Constant)):
         return _at_entry(value, outer, depth + 1)
     return None
+
+
+def _makes_own_room(loop: ast.stmt | None, tape: Tape) -> bool:
+    """Whether a push onto growable ``tape`` in ``loop``'s own body makes room for itself:
+    in a ``while`` loop (no trip count to reserve for), or where a loop nested in ``loop``
+    pushes onto the same tape, since its pushes use up what was reserved before ``loop``
+    (an outer body's push after an inner loop would write past the end)."""
+    if isinstance(loop, ast.While):
+        return True
+    if loop is None:
+        return False
+    nested = (n for n in ast.walk(loop) if isinstance(n, (ast.For, ast.While)) and n is not loop)
+    return any(isinstance(p, Push) and p.store == tape.name for n in nested for p in ast.walk(n))
 
 
 def _own_statements(block: list[ast.stmt]):

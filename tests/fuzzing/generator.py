@@ -135,6 +135,7 @@ class _Writer:
         self.loop_depth = 0
         self.fusion_rng = random.Random(f"fusion {rng.getstate()[1][:4]}")
         self.fusion_count = 0
+        self.cycle_rng = random.Random(f"cycle {rng.getstate()[1][:4]}")
 
     def fresh(self, stem: str) -> str:
         self.counter += 1
@@ -182,6 +183,8 @@ class _Writer:
             self.statement(depth)
             if self.fusion_rng.random() < 0.15:
                 self.elementwise_run(depth)
+            if self.loop_depth == 0 and self.cycle_rng.random() < 0.05:
+                self.sub_cycled_loop(depth)
 
     def statement(self, depth: int) -> None:
         choices = [
@@ -310,6 +313,26 @@ class _Writer:
             self._elementwise_run(depth)
         finally:
             self.rng = main
+
+    def sub_cycled_loop(self, depth: int) -> None:
+        """A value set in a loop's body and updated again in an inner loop whose trip count
+        varies (a while loop on the value, or ``range`` of the outer index): both push onto
+        one growable record, more than its first 16 slots. Drawn from a stream of its own,
+        like :meth:`elementwise_run`, so that older seeds keep their programs."""
+        rng, z, k = self.cycle_rng, self.fresh("z"), self.fresh("k")
+        target = rng.choice(self.floats)
+        seed = f"{rng.choice(self.floats)} * {rng.choice(self.floats)}"
+        self.emit(depth, f"for {k} in range(n + 2):")
+        self.emit(depth + 1, f"{z} = 0.5 * math.tanh({seed} + 0.3 * {k})")
+        if rng.random() < 0.5:
+            self.emit(depth + 1, f"while {z} < 3.0:")
+            self.emit(depth + 2, f"{z} = {z} + 0.3 + 0.05 * math.sin({z} * {target})")
+            self.tags.add("sub_cycled_while")
+        else:
+            self.emit(depth + 1, f"for _ in range(6 + 2 * {k}):")
+            self.emit(depth + 2, f"{z} = math.sin({z}) + 0.1 * {z} * {target}")
+            self.tags.add("sub_cycled_for")
+        self.emit(depth + 1, f"{target} = {target} + 0.1 * math.tanh({z})")
 
     def _elementwise_run(self, depth: int) -> None:
         if self.rng.random() < 0.3:

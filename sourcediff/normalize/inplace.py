@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 
-from .types import TypeTable
+from ..analysis.types import TypeTable
 
 
 def _is_update(stmt: ast.stmt) -> bool:
