@@ -44,8 +44,8 @@ from .parse import ParsedFunction, parse_function
 from .plan import has_time_loop, make_plan
 from .transform import optimize as optimizer
 from .transform.forward import build_tangent
+from .transform.records import adds_bytes
 from .transform.reverse import AdjointSpec, build_adjoint
-from .transform.tapesize import adds_bytes
 
 STAGES = (
     "parse",  # the function and its call tree (parse.py, fence.py)
@@ -226,17 +226,15 @@ def _build_adjoint_module(parsed: ParsedFunction, request: Request) -> Built:
             compile_stage.write_module(path, text)
         _dump("codegen", text)
         STATS["transforms"] += 1
+    return _adjoint_built(path, names, shadow, request.fastmath)
+
+
+def _adjoint_built(path, names: tuple, shadow: str, fastmath: bool) -> Built:
+    """What a caller needs of a written adjoint module, from its metadata."""
     meta = cached_meta(path)
+    outputs, kind, time_loops = meta["outputs"], meta["result"], bool(meta["time_loops"])
     return Built(
-        str(path),
-        names[0],
-        names[1],
-        meta["outputs"],
-        meta["result"],
-        names[2],
-        shadow,
-        bool(meta["time_loops"]),
-        fastmath=request.fastmath,
+        str(path), *names[:2], outputs, kind, names[2], shadow, time_loops, fastmath=fastmath
     )
 
 

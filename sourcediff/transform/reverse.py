@@ -34,12 +34,11 @@ from .checkpoint import IterationState, checkpoint_loop, recompute_loop, without
 from .cleanup import drop_dead_adjoint_stores
 from .effects import names_read
 from .first_writes import assign_first_contributions
-from .records import lower
+from .records import counting_function, lower
 from .repeats import drop_repeated_computations
 from .simplify import simplify
 from .statements import StatementAdjoints
 from .tape import Tapes, is_region
-from .tapesize import counting_function
 
 
 @dataclass
@@ -182,8 +181,20 @@ class ReverseBuilder(StatementAdjoints):
         body_f, body_r = self.block(without_exit(loop.body))
         self.loops, self.rerun = saved, False
         self.tapes.finish_pushes(body_f)
-        every_name = {n.id for n in ast.walk(self.nf.node) if isinstance(n, ast.Name)}
         stem = "snapshots" if snapshots else "states"
+        state = IterationState(self.state_names(loop), self.types, self.namer, stem, self.nf.params)
+        self.extra_prologue += state.prologue()
+        if not snapshots:
+            fwd, restore, entry = recompute_loop(loop, body_f, state)
+            reverse = self.for_reverse_header(loop, restore + body_f + body_r)
+            return [_located(s, loop) for s in fwd], [_located(s, loop) for s in [reverse] + entry]
+        count = self.nf.counters[loop].name
+        fwd, rev = checkpoint_loop(loop, body_f, body_r, state, count, snapshots, self.namer)
+        return [_located(s, loop) for s in fwd], [_located(s, loop) for s in rev]
+
+    def state_names(self, loop: ast.For) -> list[str]:
+        """The variables an iteration of ``loop`` starts from, restored before it re-runs."""
+        every_name = {n.id for n in ast.walk(self.nf.node) if isinstance(n, ast.Name)}
         # Temporaries, inner loop variables and trip counters are set before they are read in
         # every iteration; only the user's variables can carry values between iterations.
         inner = {n.target.id for n in ast.walk(loop) if isinstance(n, ast.For) and n is not loop}
@@ -194,16 +205,9 @@ class ReverseBuilder(StatementAdjoints):
         overwritten = {ir.target_name(s) for s in ast.walk(loop) if isinstance(s, ast.Assign)}
         stores = [n for n in ast.walk(loop) if isinstance(n, ast.Name)]
         overwritten |= {n.id for n in stores if isinstance(n.ctx, ast.Store)}
-        names += sorted((self.rec.live_at_entry.get(id(loop), set()) & overwritten) - set(names))
-        state = IterationState(names, self.types, self.namer, stem, self.nf.params)
-        self.extra_prologue += state.prologue()
-        if not snapshots:
-            fwd, restore, entry = recompute_loop(loop, body_f, state)
-            reverse = self.for_reverse_header(loop, restore + body_f + body_r)
-            return [_located(s, loop) for s in fwd], [_located(s, loop) for s in [reverse] + entry]
-        count = self.nf.counters[loop].name
-        fwd, rev = checkpoint_loop(loop, body_f, body_r, state, count, snapshots, self.namer)
-        return [_located(s, loop) for s in fwd], [_located(s, loop) for s in rev]
+        return names + sorted(
+            (self.rec.live_at_entry.get(id(loop), set()) & overwritten) - set(names)
+        )
 
     def for_reverse_header(self, loop: ast.For, body: list[ast.stmt]) -> ast.For:
         args = loop.iter.args
