@@ -365,16 +365,6 @@ def sub_cycled_for(x, m):
     return s
 
 
-def transposed_row_in_a_loop(H, P):
-    """``H.T`` of a (1, 2) ``H`` is C- and F-contiguous: as plain Python, keeping it in a
-    list typed for Fortran-ordered arrays failed inside Numba (an AssertionError)."""
-    s = 0.0
-    for _ in range(3):
-        P = H.T @ H + P * 0.5
-        s += np.sum(P * P)
-    return s
-
-
 CASES = [
     (dot_then_overwrite, (RNG.random(3),), (0,)),
     (matmul_then_slice_update, (RNG.random(3), RNG.random((2, 3))), (0, 1)),
@@ -414,7 +404,6 @@ CASES = [
     (negative_axes_of_a_matrix, (RNG.random((3, 4)) + 0.5, RNG.random(5)), (0, 1)),
     (sub_cycled_while, (np.array([-4.5, 2.5, -20.5]),), (0,)),
     (sub_cycled_for, (np.array([0.3, -0.7, 1.1]), np.array([15, 1, 17])), (0,)),
-    (transposed_row_in_a_loop, (np.array([[1.0, 0.3]]), np.eye(2)), (0, 1)),
 ]
 
 REFUSED = [

@@ -92,23 +92,35 @@ class NewList(Record):
         return _parse(f"{self.store} = List.empty_list({self.item})")
 
 
-@dataclass(eq=False)
-class Reserve(Record):
-    """Room for ``needed`` elements in a growable stack (capacity doubling)."""
+class _OnStore(Record):
+    """A record that changes only its ``store`` (a fresh stack or list)."""
 
-    store: str
-    needed: str
     marked = True
-
-    def statements(self):
-        return _parse(f"{self.store} = reserve({self.store}, {self.needed})")
 
     def changes(self):
         return (self.store,)
 
 
+class _Kept(_OnStore):
+    """A record that keeps ``size`` bytes in its ``store``."""
+
+    def bytes(self):
+        return self.size
+
+
 @dataclass(eq=False)
-class Push(Record):
+class Reserve(_OnStore):
+    """Room for ``needed`` elements in a growable stack (capacity doubling)."""
+
+    store: str
+    needed: str
+
+    def statements(self):
+        return _parse(f"{self.store} = reserve({self.store}, {self.needed})")
+
+
+@dataclass(eq=False)
+class Push(_Kept):
     """``store[index] = value``: one element of ``size`` bytes kept."""
 
     store: str
@@ -119,12 +131,6 @@ class Push(Record):
 
     def statements(self):
         return _parse(f"{self.store}[{self.index}] = {self.value}")
-
-    def bytes(self):
-        return self.size
-
-    def changes(self):
-        return (self.store,)
 
 
 @dataclass(eq=False)
@@ -144,7 +150,7 @@ class Advance(Record):
 
 
 @dataclass(eq=False)
-class Append(Record):
+class Append(_Kept):
     """``store.append(value)``: an array kept in a list; ``size`` its bytes."""
 
     store: str
@@ -155,15 +161,9 @@ class Append(Record):
     def statements(self):
         return _parse(f"{self.store}.append({self.value})")
 
-    def bytes(self):
-        return self.size
-
-    def changes(self):
-        return (self.store,)
-
 
 @dataclass(eq=False)
-class Snapshot(Record):
+class Snapshot(_Kept):
     """An array copied into slot ``slot`` of a list of snapshots (appended when new)."""
 
     store: str
@@ -177,9 +177,6 @@ class Snapshot(Record):
             f"if {self.slot} < len({self.store}):\n    {self.store}[{self.slot}] = {copied}\n"
             f"else:\n    {self.store}.append({copied})"
         )
-
-    def bytes(self):
-        return self.size
 
 
 @dataclass(eq=False)

@@ -178,7 +178,7 @@ class Tapes:
             out.append(_parse(f"{var} = {placeholder(self.types[var])}"))
         for var, refs in self.reference_lists.items():
             item = self.region_types.get(var) or self.types[var]
-            out.append(NewList(refs, array_type_name(_list_item(item))))
+            out.append(NewList(refs, array_type_name(item)))
         out += [Alloc(tape.name, "0", tape.dtype, tape.top) for tape in self.tapes.values()]
         return out
 
@@ -259,15 +259,6 @@ def placeholder(t) -> str:
     if t.kind == "float" and t.dtype not in ("", "float64"):
         return f"np.{t.dtype}(0.0)"  # keeps the variable's precision
     return ZEROS.get(t.kind, "0.0")
-
-
-def _list_item(t):
-    """The type of a list of arrays like ``t``: a Fortran-ordered array is kept as any
-    layout, since an array with a length-1 axis (``H.T`` of a (1, 2) ``H``) is C- and
-    F-contiguous at once and, as plain Python, goes into a typed list as C."""
-    from ..analysis.types import VarType
-
-    return VarType(t.kind, t.dtype, t.ndim, "A") if t.layout == "F" else t
 
 
 def array_type_name(t) -> str:
