@@ -332,7 +332,7 @@ class _Writer:
             self.emit(depth + 1, f"for _ in range(6 + 2 * {k}):")
             self.emit(depth + 2, f"{z} = math.sin({z}) + 0.1 * {z} * {target}")
             self.tags.add("sub_cycled_for")
-        self.emit(depth + 1, f"{target} = {target} + 0.1 * math.tanh({z})")
+        self.emit(depth + 1, f"{target} = {target} + 0.1 * math.sin({z})")
 
     def _elementwise_run(self, depth: int) -> None:
         if self.rng.random() < 0.3:
