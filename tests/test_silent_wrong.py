@@ -10,7 +10,14 @@ import inspect
 
 import numpy as np
 import pytest
-from silent_wrong_cases import CASES, REFUSED, dot_then_overwrite, growing_slices
+from silent_wrong_cases import (
+    CASES,
+    REFUSED,
+    dot_then_overwrite,
+    growing_slices,
+    sub_cycled_for,
+    sub_cycled_while,
+)
 
 import sourcediff as sd
 from sourcediff import compile as compile_stage
@@ -33,6 +40,20 @@ def test_verified_gradient_matches_finite_differences(func, args, argnums, polic
 @pytest.mark.parametrize(("func", "args", "argnums"), CASES, ids=IDS)
 def test_compiled_gradient_matches_finite_differences(func, args, argnums):
     sd.check_grad(func, *_copied(args), argnums=argnums)
+
+
+@pytest.mark.parametrize(
+    ("func", "args"),
+    [
+        (sub_cycled_while, (np.array([-4.5, 2.5, -20.5]),)),
+        (sub_cycled_for, (np.array([0.3, -0.7, 1.1]), np.array([15, 1, 17]))),
+    ],
+    ids=["while", "for"],
+)
+def test_growable_tape_compiled_under_store(func, args):
+    """Compiled, Numba does not bounds-check: the tape overrun was a silent inf or garbage
+    under "store" (the default-policy test above covers "auto")."""
+    sd.check_grad(func, *_copied(args), argnums=(0,), policy="store")
 
 
 def test_closed_forms():
