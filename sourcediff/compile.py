@@ -24,6 +24,7 @@ import functools
 import glob
 import hashlib
 import importlib.util
+import json
 import os
 import sys
 import tempfile
@@ -83,9 +84,18 @@ def _checksum(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def write_module(path: Path, source: str) -> None:
-    """Write ``source`` and its checksum atomically: readers never see half a file."""
-    text = source + CHECKSUM_PREFIX + _checksum(source) + "\n"
+def write_module(path: Path, source: str, meta: dict | None = None) -> None:
+    """Write ``source`` and its checksum atomically: readers never see half a file.
+
+    ``meta``, what a caller needs of the module without importing it (its output count,
+    result kind...), goes beside it as JSON, first: a present module has its metadata.
+    """
+    if meta is not None:
+        _write_atomically(meta_path(path), json.dumps(meta, sort_keys=True))
+    _write_atomically(path, source + CHECKSUM_PREFIX + _checksum(source) + "\n")
+
+
+def _write_atomically(path: Path, text: str) -> None:
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w") as handle:
@@ -97,6 +107,23 @@ def write_module(path: Path, source: str) -> None:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+def meta_path(path: Path) -> Path:
+    """The metadata file of the module at ``path``."""
+    return path.with_suffix(".json")
+
+
+def cached_meta(path: Path) -> dict | None:
+    """The metadata of an intact cached module, or None (a damaged one is deleted)."""
+    if read_module(path) is None:
+        discard(path)
+        return None
+    try:
+        return json.loads(meta_path(path).read_text())
+    except (OSError, ValueError):
+        discard(path)
+        return None
 
 
 def read_module(path: Path) -> str | None:
@@ -116,6 +143,7 @@ def read_module(path: Path) -> str | None:
 def discard(path: Path) -> None:
     """Delete a (damaged) module and Numba's cache files for its functions."""
     path.unlink(missing_ok=True)
+    meta_path(path).unlink(missing_ok=True)
     _delete_numba_files(path.parent / "__pycache__", path.stem + ".")
 
 

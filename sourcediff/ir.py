@@ -103,3 +103,11 @@ def statement(source: str) -> ast.stmt:
 def load(name: str) -> ast.Name:
     """A read of ``name``."""
     return ast.Name(name, ast.Load())
+
+
+def located(node: ast.stmt, where: ast.stmt) -> ast.stmt:
+    """``node``, generated for ``where``, carrying the user's line ``where`` came from."""
+    origin = getattr(where, "origin", None)
+    if origin is not None and not hasattr(node, "origin"):
+        node.origin = origin
+    return node

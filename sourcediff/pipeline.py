@@ -33,7 +33,7 @@ from .codegen import (
     with_local_array_constants,
 )
 from .errors import SourceDiffError
-from .headers import cached_meta, header_text, origin_line, output_count
+from .headers import header_text, origin_line, output_count
 from .ir import outermost_loops
 from .normalize import NormalizedFunction, externals, normalize
 from .normalize.indices import complete_indices
@@ -44,7 +44,6 @@ from .parse import ParsedFunction, parse_function
 from .plan import has_time_loop, make_plan
 from .transform import optimize as optimizer
 from .transform.forward import build_tangent
-from .transform.records import adds_bytes
 from .transform.reverse import AdjointSpec, build_adjoint
 
 STAGES = (
@@ -202,40 +201,38 @@ def _build_adjoint_module(parsed: ParsedFunction, request: Request) -> Built:
     path = compile_stage.module_path(parsed.name, key)
     names = (primal_name(parsed), f"{parsed.name}_vjp", f"{parsed.name}_record_bytes")
     shadow = f"{parsed.name}_shadow" if request.verify else ""
-    if cached_meta(path) is None:
-        nf = normalized(parsed)
-        wrt = [nf.params[k] for k in request.argnums]
-        types = typed(nf, parsed, request)
-        primal = optimized(nf.node, parsed)
-        active, plan, recomputed, recording = analyses(nf, parsed, request, types, wrt)
-        outputs = output_count(nf.node)
-        with stage("reverse", parsed.name):
-            spec = AdjointSpec(wrt, names[1], plan, names[2], shadow)
-            functions = build_adjoint(nf, types, active, recording, recomputed, spec, outputs)
-        _dump("reverse", _function_text(functions[0], nf))
-        functions = [optimized(f, parsed) for f in functions if f is not None]
-        texts = [_function_text(f, nf) for f in [primal] + functions]
-        _dump("optimize", texts[1])
-        meta = {"outputs": outputs, "result": types.result.kind}
-        # Nothing to checkpoint when nothing is recorded: "auto" then needs no count.
-        counting = next(f for f in functions if f is not None and f.name == names[2])
-        meta["time_loops"] = int(has_time_loop(nf.node, types) and adds_bytes(counting))
-        with stage("codegen", parsed.name):
-            header = header_text(parsed, request, wrt, types, meta)
-            text = module_source(header, nf.constants, texts)
-            compile_stage.write_module(path, text)
-        _dump("codegen", text)
-        STATS["transforms"] += 1
-    return _adjoint_built(path, names, shadow, request.fastmath)
+    meta = compile_stage.cached_meta(path)
+    if meta is None:
+        meta = _write_adjoint_module(parsed, request, path, names, shadow)
+    outputs, kind, loops = meta["outputs"], meta["result"], meta["time_loops"]
+    fastmath = request.fastmath
+    return Built(str(path), *names[:2], outputs, kind, names[2], shadow, loops, fastmath=fastmath)
 
 
-def _adjoint_built(path, names: tuple, shadow: str, fastmath: bool) -> Built:
-    """What a caller needs of a written adjoint module, from its metadata."""
-    meta = cached_meta(path)
-    outputs, kind, time_loops = meta["outputs"], meta["result"], bool(meta["time_loops"])
-    return Built(
-        str(path), *names[:2], outputs, kind, names[2], shadow, time_loops, fastmath=fastmath
-    )
+def _write_adjoint_module(parsed, request: Request, path, names: tuple, shadow: str) -> dict:
+    """Stages 2-5: the derivative built, optimized and written to ``path``; its metadata."""
+    nf = normalized(parsed)
+    wrt = [nf.params[k] for k in request.argnums]
+    types = typed(nf, parsed, request)
+    primal = optimized(nf.node, parsed)
+    active, plan, recomputed, recording = analyses(nf, parsed, request, types, wrt)
+    outputs = output_count(nf.node)
+    with stage("reverse", parsed.name):
+        spec = AdjointSpec(wrt, names[1], plan, names[2], shadow)
+        built = build_adjoint(nf, types, active, recording, recomputed, spec, outputs)
+    _dump("reverse", _function_text(built.vjp, nf))
+    functions = [built.vjp, built.counting] + ([built.shadow] if built.shadow else [])
+    texts = [_function_text(f, nf) for f in [primal] + [optimized(f, parsed) for f in functions]]
+    _dump("optimize", texts[1])
+    # Nothing to checkpoint when nothing is recorded: "auto" then needs no count.
+    time_loops = has_time_loop(nf.node, types) and built.records
+    meta = {"outputs": outputs, "result": types.result.kind, "time_loops": time_loops}
+    with stage("codegen", parsed.name):
+        text = module_source(header_text(parsed, request, wrt), nf.constants, texts)
+        compile_stage.write_module(path, text, meta)
+    _dump("codegen", text)
+    STATS["transforms"] += 1
+    return meta
 
 
 def typed(nf: NormalizedFunction, parsed: ParsedFunction, request: Request) -> TypeTable:
@@ -306,7 +303,7 @@ def _build_tangent_module(parsed: ParsedFunction, request: Request) -> Built:
     key = source_key(parsed, "forward", repr(request))
     path = compile_stage.module_path(f"{parsed.name}_tangent", key)
     names = (primal_name(parsed), f"{parsed.name}_jvp")
-    meta = cached_meta(path)
+    meta = compile_stage.cached_meta(path)
     if meta is not None:
         outputs, kind = meta["outputs"], meta["result"]
         return Built(str(path), names[0], names[1], outputs, kind, fastmath=request.fastmath)
@@ -323,12 +320,11 @@ def _build_tangent_module(parsed: ParsedFunction, request: Request) -> Built:
     signature = ", ".join(f"{p}: {t}" for p, t in zip(nf.params, request.arg_types))
     header = (
         f"{origin_line(parsed)}\n\nForward mode (tangents) with respect to {', '.join(wrt)}.\n"
-        f"Argument types: {signature}.\n"
-        f"sourcediff-meta: outputs={outputs} result={types.result.kind}"
+        f"Argument types: {signature}."
     )
     with stage("codegen", parsed.name):
         text = module_source(header, nf.constants, [primal_text, tangent_text])
-        compile_stage.write_module(path, text)
+        compile_stage.write_module(path, text, {"outputs": outputs, "result": types.result.kind})
     _dump("codegen", text)
     STATS["transforms"] += 1
     return Built(

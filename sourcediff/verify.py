@@ -26,13 +26,17 @@ naming the user's line::
 from __future__ import annotations
 
 import ast
+import contextvars
 import os
 
 import numpy as np
 
 from .errors import SourceDiffError
 
-_ACTIVE_LOGS: list[ShadowLog] = []  # the log of the derivative being verified, innermost last
+# The log of the derivative being verified in this thread or task (None: no verification).
+_ACTIVE_LOG: contextvars.ContextVar[ShadowLog | None] = contextvars.ContextVar(
+    "sourcediff_active_log", default=None
+)
 
 
 class VerificationError(SourceDiffError):
@@ -49,13 +53,14 @@ class ShadowLog:
 
     def __init__(self):
         self.entries: list[tuple[int, tuple]] = []
+        self._outer: contextvars.Token | None = None
 
     def __enter__(self) -> ShadowLog:
-        _ACTIVE_LOGS.append(self)
+        self._outer = _ACTIVE_LOG.set(self)  # a nested derivative logs into its own
         return self
 
     def __exit__(self, *exc) -> None:
-        _ACTIVE_LOGS.remove(self)
+        _ACTIVE_LOG.reset(self._outer)
 
     def remaining(self) -> int:
         """How many logged entries the reverse sweep has not checked."""
@@ -68,16 +73,18 @@ def _snapshot(value):
 
 def verify_log(sid: int, values: tuple) -> None:
     """Shadow primal: remember the values statement ``sid``'s adjoint will read."""
-    if _ACTIVE_LOGS:
-        _ACTIVE_LOGS[-1].entries.append((sid, tuple(_snapshot(v) for v in values)))
+    log = _ACTIVE_LOG.get()
+    if log is not None:
+        log.entries.append((sid, tuple(_snapshot(v) for v in values)))
 
 
 def verify_check(sid: int, where: tuple, names: tuple, values: tuple) -> None:
     """Reverse sweep: the values read for statement ``sid`` (at the user's ``(file, line)``
     ``where``) must equal the logged ones."""
-    if not _ACTIVE_LOGS:
+    log = _ACTIVE_LOG.get()
+    if log is None:
         return
-    entries = _ACTIVE_LOGS[-1].entries
+    entries = log.entries
     if not entries:
         raise VerificationError("the reverse sweep reverses more than the forward ran", *where)
     logged_sid, logged = entries.pop()

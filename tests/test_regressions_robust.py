@@ -87,7 +87,23 @@ def _garble_numba_files(cache):
             path.write_bytes(pickle.dumps(numba.__version__) + b"garbage")
 
 
-@pytest.mark.parametrize("damage", [_truncate_modules, _garble_numba_files])
+def _delete_metadata(cache):
+    files = list(cache.glob("cached_model_*.json"))
+    assert files
+    for path in files:
+        path.unlink()
+
+
+def _garble_metadata(cache):
+    files = list(cache.glob("cached_model_*.json"))
+    assert files
+    for path in files:
+        path.write_text('{"outputs": 1, "res')
+
+
+@pytest.mark.parametrize(
+    "damage", [_truncate_modules, _garble_numba_files, _delete_metadata, _garble_metadata]
+)
 def test_a_damaged_cache_entry_is_rebuilt(tmp_path, monkeypatch, damage):
     (tmp_path / "cache_model.py").write_text(CACHE_MODEL)
     cache = tmp_path / "cache"

@@ -13,41 +13,46 @@ from __future__ import annotations
 import ast
 
 from .. import ir
+from .dataflow import Dataflow
 
 
 def _reads(node: ast.AST) -> set[str]:
     return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
 
 
-def _stmt(stmt: ast.stmt, live: set[str]) -> set[str]:
-    if isinstance(stmt, ast.Assign):
+class _Liveness(Dataflow):
+    """Names live before each statement; the live set after each element write kept."""
+
+    backward = True
+    rewriting = False
+
+    def __init__(self):
+        super().__init__()
+        self.after_writes: dict[int, frozenset] = {}
+
+    def header(self, node, live: frozenset) -> frozenset:
+        return live | _reads(node.iter if isinstance(node, ast.For) else node.test)
+
+    def simple(self, stmt: ast.stmt, live: frozenset) -> frozenset:
+        if not isinstance(stmt, ast.Assign):
+            return live | _reads(stmt)
         if ir.is_permutation(stmt):
             pairs = ir.permutation_pairs(stmt)
             return (live - {t for t, _ in pairs}) | {s for _, s in pairs}
         if ir.is_element_write(stmt):
+            self.after_writes[id(stmt)] = self.after_writes.get(id(stmt), frozenset()) | live
             return live | _reads(stmt.targets[0]) | _reads(stmt.value)
         return (live - {stmt.targets[0].id}) | _reads(stmt.value)
-    if isinstance(stmt, ast.If):
-        return block(stmt.body, live) | block(stmt.orelse, live) | _reads(stmt.test)
-    if isinstance(stmt, (ast.For, ast.While)):
-        header = _reads(stmt.iter) if isinstance(stmt, ast.For) else _reads(stmt.test)
-        target = {stmt.target.id} if isinstance(stmt, ast.For) else set()
-        entry = set(live)
-        while True:
-            inner = block(stmt.body, entry | live) - target
-            if inner <= entry:
-                break
-            entry |= inner
-        return entry | live | header
-    return live | _reads(stmt)
 
 
-def block(stmts: list[ast.stmt], live_out: set[str]) -> set[str]:
-    """Variables live before ``stmts`` given those live after them."""
-    live = set(live_out)
-    for stmt in reversed(stmts):
-        live = _stmt(stmt, live)
-    return live
+def block(stmts: list[ast.stmt], live_out: set[str]) -> frozenset:
+    """Variables live before ``stmts`` given those live after them.
+
+    >>> body = ast.parse("t = x + 1.0\\nfor i in range(n):\\n    a[i] = t * b[i]").body
+    >>> sorted(block(body, {"a"}))
+    ['a', 'b', 'n', 'range', 'x']
+    """
+    return _Liveness().block(stmts, frozenset(live_out))
 
 
 def modified(stmts: list[ast.stmt]) -> set[str]:
@@ -73,23 +78,8 @@ def iteration_state(loop: ast.For | ast.While, live_after: set[str]) -> list[str
     return sorted((carried & modified(loop.body)) - target)
 
 
-def live_after_writes(node: ast.FunctionDef) -> dict[int, set[str]]:
+def live_after_writes(node: ast.FunctionDef) -> dict[int, frozenset]:
     """For each element or region write, the variables live right after it."""
-    found: dict[int, set[str]] = {}
-
-    def walk(stmts: list[ast.stmt], live: set[str]) -> set[str]:
-        for stmt in reversed(stmts):
-            if ir.is_element_write(stmt):
-                found[id(stmt)] = found.get(id(stmt), set()) | live
-            if isinstance(stmt, ast.If):
-                live = walk(stmt.body, set(live)) | walk(stmt.orelse, set(live)) | _reads(stmt.test)
-            elif isinstance(stmt, (ast.For, ast.While)):
-                entry = _stmt(stmt, live)  # the fixpoint: what is live at each iteration's end
-                walk(stmt.body, entry | live)
-                live = entry
-            else:
-                live = _stmt(stmt, live)
-        return live
-
-    walk(node.body, set())
-    return found
+    liveness = _Liveness()
+    liveness.block(node.body, frozenset())
+    return liveness.after_writes

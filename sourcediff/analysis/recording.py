@@ -23,6 +23,7 @@ from .. import ir
 from ..adjoint_terms import adjoint_reads
 from ..errors import SourceDiffError
 from . import liveness
+from .dataflow import Dataflow
 from .recompute import names_read
 from .sharing import alias_classes
 
@@ -94,8 +95,13 @@ def loop_reads(loop: ast.stmt, counters: dict) -> set[str]:
     return names
 
 
-class _Analysis:
+class _Analysis(Dataflow):
+    """Forward: the names whose current values the reverse sweep of earlier code reads."""
+
+    rewriting = False
+
     def __init__(self, node, active, counters, filename, recomputed, types, rerun_outermost):
+        super().__init__()
         self.rerun_outermost = rerun_outermost
         self.depth = 0
         self.recomputed = recomputed
@@ -116,30 +122,22 @@ class _Analysis:
         while True:
             before = (len(self.result.saves), len(self.result.has_work))
             self.result.reads = set()
-            self.block(self.node.body, set())
+            self.block(self.node.body, frozenset())
             self._mark_work(self.node.body)
             if (len(self.result.saves), len(self.result.has_work)) == before:
                 return self.result
 
-    def block(self, stmts: list[ast.stmt], live: set[str]) -> set[str]:
-        for stmt in stmts:
-            live = self.stmt(stmt, live)
-        return live
+    def simple(self, stmt: ast.stmt, live: frozenset) -> frozenset:
+        return self.assign(stmt, live) if isinstance(stmt, ast.Assign) else live
 
-    def stmt(self, stmt: ast.stmt, live: set[str]) -> set[str]:
-        if isinstance(stmt, ast.Assign):
-            return self.assign(stmt, live)
-        if isinstance(stmt, ast.If):
-            out = self.block(stmt.body, set(live)) | self.block(stmt.orelse, set(live))
-            if self.result.works(stmt) and isinstance(stmt.test, ast.Name):
-                out.add(stmt.test.id)
-                self.result.reads.add(stmt.test.id)
-            return out
-        if isinstance(stmt, (ast.For, ast.While)):
-            return self.loop(stmt, live)
-        return live
+    def branch(self, stmt: ast.If, live: frozenset) -> frozenset:
+        out = super().branch(stmt, live)
+        if self.result.works(stmt) and isinstance(stmt.test, ast.Name):
+            out = out | {stmt.test.id}  # the reverse sweep takes the same branch
+            self.result.reads.add(stmt.test.id)
+        return out
 
-    def assign(self, stmt: ast.Assign, live: set[str]) -> set[str]:
+    def assign(self, stmt: ast.Assign, live: frozenset) -> frozenset:
         if ir.is_self_copy(stmt):
             return live
         if ir.is_permutation(stmt):
@@ -161,7 +159,7 @@ class _Analysis:
             return live | reads
         return (live - overwritten) | reads
 
-    def loop(self, loop: ast.stmt, live: set[str]) -> set[str]:
+    def loop(self, loop: ast.stmt, live: frozenset) -> frozenset:
         self.result.live_at_entry[id(loop)] = {_base(name) for name in live}
         target = loop.target.id if isinstance(loop, ast.For) else None
         if target is not None and target in live:
@@ -172,15 +170,9 @@ class _Analysis:
                 loop.lineno,
             )
         rerun = self.depth == 0 and isinstance(loop, ast.For) and self.rerun_outermost(loop)
-        entry = set(live)
         self.depth += 1
-        while True:
-            out = self.block(loop.body, set(entry)) - ({target} if target else set())
-            if out <= entry:
-                break
-            entry |= out
+        exit_live = super().loop(loop, live)
         self.depth -= 1
-        exit_live = entry | out
         if self.result.works(loop):
             reads = loop_reads(loop, self.counters)
             if rerun:
@@ -188,7 +180,7 @@ class _Analysis:
                 # outside must still hold its value then.
                 reads |= liveness.block(loop.body, set()) - {target}
             self.result.reads |= reads
-            exit_live |= reads
+            exit_live = exit_live | reads
         return exit_live
 
     def _mark_work(self, stmts: list[ast.stmt]) -> bool:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 
+from ..analysis.dataflow import Dataflow
 from .effects import NodeFacts, is_pure
 
 
@@ -18,14 +19,44 @@ def _names_read(node: ast.AST) -> set[str]:
     return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
 
 
-class _DeadStores:
-    def __init__(self, adjoints: set[str], pure_assignments: bool = False, everything=()):
+class _DeadStores(Dataflow):
+    """Backward liveness; with ``rewriting``, dead stores dropped. A dead store reads
+    nothing, so the stores that only feed it are dead too."""
+
+    backward = True
+
+    def __init__(self, adjoints: set[str], pure_assignments=False, everything=(), rewriting=True):
+        super().__init__()
         self.adjoints = adjoints
-        self.everything = everything  # every name of the function
+        self.everything = frozenset(everything)  # every name of the function
         self.pure_assignments = pure_assignments  # also drop any unread ``name = pure``
-        self.rewrite = True  # False while a loop's live set is iterated to its fixed point
+        self.rewriting = rewriting
         self.removed = 0
         self.live_after = NodeFacts()  # by statement, once at the fixed point
+
+    def transfer(self, stmt: ast.stmt, live: frozenset) -> frozenset:
+        self.live_after[stmt] = live
+        return super().transfer(stmt, live)
+
+    def header(self, node, live: frozenset) -> frozenset:
+        return live | _names_read(node.iter if isinstance(node, ast.For) else node.test)
+
+    def rewrite_at(self, stmts: list[ast.stmt], index: int, live: frozenset) -> bool:
+        if not self.dead(stmts[index], live):
+            return False
+        del stmts[index]
+        self.removed += 1
+        return True
+
+    def dead(self, stmt: ast.stmt, live: frozenset) -> bool:
+        """Whether ``stmt`` is a removable store of a value nothing reads."""
+        if isinstance(stmt, (ast.Assign, ast.AugAssign)):
+            target = stmt.targets[0] if isinstance(stmt, ast.Assign) else stmt.target
+            if len(getattr(stmt, "targets", ())) > 1 or not self.removable(stmt, target):
+                return False
+            return target.id not in live
+        filled = _filled_array(stmt)
+        return filled in self.adjoints and filled not in live  # zeroing an unread adjoint
 
     def removable(self, stmt, target: ast.expr) -> bool:
         if not isinstance(target, ast.Name):
@@ -34,68 +65,18 @@ class _DeadStores:
             return True
         return self.pure_assignments and isinstance(stmt, ast.Assign) and is_pure(stmt.value)
 
-    def block(self, stmts: list[ast.stmt], live: set[str]) -> tuple[list[ast.stmt], set[str]]:
-        out: list[ast.stmt] = []
-        for stmt in reversed(stmts):
-            self.live_after[stmt] = frozenset(live)
-            kept, live = self.stmt(stmt, live)
-            if kept is not None:
-                out.append(kept)
-            elif self.rewrite:
-                self.removed += 1
-        out.reverse()
-        return out, live
-
-    def stmt(self, stmt: ast.stmt, live: set[str]):
-        if isinstance(stmt, (ast.Assign, ast.AugAssign)):
-            return self.assign(stmt, live)
-        if isinstance(stmt, ast.If):
-            body, live_body = self.block(stmt.body, set(live))
-            orelse, live_else = self.block(stmt.orelse, set(live))
-            if self.rewrite:
-                stmt.body, stmt.orelse = body or [ast.Pass()], orelse
-            return stmt, live_body | live_else | _names_read(stmt.test)
-        if isinstance(stmt, (ast.For, ast.While)):
-            return self.loop(stmt, live)
+    def simple(self, stmt: ast.stmt, live: frozenset) -> frozenset:
+        if self.dead(stmt, live):
+            return live
         if isinstance(stmt, ast.Return):
-            return stmt, _names_read(stmt)
+            return _names_read(stmt)
         if isinstance(stmt, (ast.Break, ast.Continue)):
-            return stmt, set(self.everything)  # what is live after the loop, at most
-        filled = _filled_array(stmt)
-        if filled in self.adjoints and filled not in live:
-            return None, live  # zeroing an adjoint array nothing reads again
-        return stmt, live | _names_read(stmt)
-
-    def assign(self, stmt, live: set[str]):
-        target = stmt.targets[0] if isinstance(stmt, ast.Assign) else stmt.target
-        if len(getattr(stmt, "targets", ())) <= 1 and self.removable(stmt, target):
-            if target.id not in live:
-                return None, live
-            if isinstance(stmt, ast.Assign):
-                live = live - {target.id}
-            return stmt, live | _names_read(stmt.value)
-        if isinstance(stmt, ast.AugAssign) and isinstance(target, ast.Name):
-            live = live | {target.id}  # ``n += 1`` reads ``n``
+            return self.everything  # what is live after the loop, at most
+        if isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name):
+            live = live | {stmt.target.id}  # ``n += 1`` reads ``n``
         elif isinstance(stmt, ast.Assign):
             live = live - _names_bound(stmt.targets)  # a binding ends the old value's life
-        return stmt, live | _names_read(stmt)
-
-    def loop(self, loop, live_after: set[str]):
-        header = _names_read(loop.iter if isinstance(loop, ast.For) else loop.test)
-        live_in = set(live_after)
-        if isinstance(loop, ast.While):
-            live_in |= header  # the test runs again after every iteration
-        rewrite, self.rewrite = self.rewrite, False
-        while True:
-            _, body_in = self.block(loop.body, set(live_in | live_after))
-            if body_in <= live_in:
-                break
-            live_in |= body_in
-        self.rewrite = rewrite
-        if rewrite:
-            body, _ = self.block(loop.body, set(live_in | live_after))
-            loop.body = body or [ast.Pass()]
-        return loop, live_in | live_after | header
+        return live | _names_read(stmt)
 
 
 def _names_bound(targets: list[ast.expr]) -> set[str]:
@@ -122,7 +103,7 @@ def _filled_array(stmt: ast.stmt) -> str:
 def drop_dead_adjoint_stores(function: ast.FunctionDef, adjoints: set[str]) -> None:
     """Remove, in place, assignments to names in ``adjoints`` that are never read."""
     everything = {n.id for n in ast.walk(function) if isinstance(n, ast.Name)}
-    function.body, _ = _DeadStores(adjoints, everything=everything).block(function.body, set())
+    _DeadStores(adjoints, everything=everything).block(function.body, frozenset())
 
 
 def drop_dead_stores(function: ast.FunctionDef) -> bool:
@@ -138,7 +119,7 @@ def drop_dead_stores(function: ast.FunctionDef) -> bool:
     """
     everything = {n.id for n in ast.walk(function) if isinstance(n, ast.Name)}
     dead_stores = _DeadStores(set(), pure_assignments=True, everything=everything)
-    function.body, _ = dead_stores.block(function.body, set())
+    dead_stores.block(function.body, frozenset())
     return dead_stores.removed > 0
 
 
@@ -151,7 +132,6 @@ def live_after_statements(function: ast.FunctionDef) -> NodeFacts:
     ['t']
     """
     everything = {n.id for n in ast.walk(function) if isinstance(n, ast.Name)}
-    liveness = _DeadStores(set(), everything=everything)
-    liveness.rewrite = False
-    liveness.block(function.body, set())
+    liveness = _DeadStores(set(), everything=everything, rewriting=False)
+    liveness.block(function.body, frozenset())
     return liveness.live_after

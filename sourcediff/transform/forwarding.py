@@ -24,7 +24,7 @@ A buffer qualifies when it is *private*: bound once, to ``np.zeros_like`` or
 ``np.zeros``, and otherwise only zeroed (``.fill(0.0)``), accumulated into
 (``add_into(t_bar, e)``, ``t_bar += e``, element stores) or read inside an
 accumulation or a pure expression, so that no other name ever holds its
-memory. A forward must-analysis (dataflow.py) finds where a private buffer
+memory. A forward must-analysis (analysis/dataflow.py) finds where a private buffer
 is certainly all zeros; there
 ``add_into(t_bar, e); ...; add_into(W, t_bar); ...; t_bar.fill(0.0)`` becomes
 ``add_into(W, e)`` when nothing between reads or writes what ``W`` names (the
@@ -38,7 +38,7 @@ from __future__ import annotations
 import ast
 from collections import defaultdict
 
-from .dataflow import ForwardMust
+from ..analysis.dataflow import Dataflow
 from .effects import names_read
 
 
@@ -48,7 +48,7 @@ def forward_array_adjoints(function: ast.FunctionDef) -> bool:
     if not private:
         return False
     analysis = _ZeroBuffers(private)
-    analysis.block(function.body, frozenset(), rewrite=True)
+    analysis.block(function.body, frozenset())
     return analysis.changed
 
 
@@ -166,8 +166,10 @@ def _allow_element_stores(stmt: ast.stmt, allowed) -> None:
     allowed[target.value.id] += 1
 
 
-class _ZeroBuffers(ForwardMust):
+class _ZeroBuffers(Dataflow):
     """Private buffers certainly all zeros before each statement, and the rewrites."""
+
+    may = False  # a fact holds where it holds on every path
 
     def __init__(self, private: set[str]):
         super().__init__()

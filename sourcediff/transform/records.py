@@ -314,11 +314,21 @@ def counting_function(name: str, params: list[str], forward: list[ast.stmt]) -> 
     return ast.fix_missing_locations(ast.FunctionDef(name, arguments, body, []))
 
 
-def adds_bytes(counting: ast.FunctionDef) -> bool:
-    """Whether the (optimized) counting function ever adds to what is recorded."""
-    return any(
-        isinstance(node, ast.AugAssign)
-        and isinstance(node.target, ast.Name)
-        and node.target.id in ("recorded_bytes", "iteration_bytes")
-        for node in ast.walk(counting)
-    )
+def keeps_bytes(stmts: list[ast.stmt]) -> bool:
+    """Whether some record among ``stmts``, at any depth, keeps memory (``tape_size``
+    counts it).
+
+    >>> keeps_bytes([ast.If(ast.Name("c"), [Push("x_tape", "x_top", "x", "8")], [])])
+    True
+    """
+    for stmt in stmts:
+        if isinstance(stmt, RerunLoop):
+            if keeps_bytes(stmt.entry) or keeps_bytes(stmt.rerun):
+                return True
+        elif isinstance(stmt, Record):
+            if stmt.bytes() is not None:
+                return True
+        elif isinstance(stmt, (ast.If, ast.For, ast.While)):
+            if keeps_bytes(stmt.body) or keeps_bytes(stmt.orelse):
+                return True
+    return False

@@ -10,11 +10,11 @@ first if the recording analysis says so, and the reverse part is::
     v_bar = 0.0
     v = <saved value>                          # restore, if saved
 
-Branches are replayed from their (restored) test, ``for`` loops run backwards
-over the same range from the recorded trip count, ``while`` loops run their
-recorded number of iterations. A temporary with one definition and one use
-in the same block gets its adjoint assigned (``t1_bar = ...``) instead of
-accumulated, which keeps the code short and needs no zeroing.
+Branches are replayed from their (restored) test; how a loop is reversed
+(stored, recomputed or checkpointed) is loops.py's. A temporary with one
+definition and one use in the same block gets its adjoint assigned
+(``t1_bar = ...``) instead of accumulated, which keeps the code short and needs
+no zeroing.
 """
 
 from __future__ import annotations
@@ -30,11 +30,11 @@ from ..plan import Plan
 from ..verify import Instrumentation
 from . import signature
 from .accumulate import accumulate_arrays
-from .checkpoint import IterationState, checkpoint_loop, recompute_loop, without_exit
 from .cleanup import drop_dead_adjoint_stores
 from .effects import names_read
 from .first_writes import assign_first_contributions
-from .records import counting_function, lower
+from .loops import reverse_loop
+from .records import counting_function, keeps_bytes, lower
 from .repeats import drop_repeated_computations
 from .simplify import simplify
 from .statements import StatementAdjoints
@@ -50,6 +50,17 @@ class AdjointSpec:
     plan: Plan
     counting_name: str = "record_bytes"
     shadow_name: str = ""  # verifier mode (sourcediff/verify.py): the shadow primal's name
+
+
+@dataclass
+class AdjointFunctions:
+    """What the reverse stage builds: the vjp, the function counting the bytes it records,
+    in verifier mode the shadow primal (else None), and whether anything is recorded."""
+
+    vjp: ast.FunctionDef
+    counting: ast.FunctionDef
+    shadow: ast.FunctionDef | None
+    records: bool
 
 
 class ReverseBuilder(StatementAdjoints):
@@ -94,10 +105,8 @@ class ReverseBuilder(StatementAdjoints):
             return self.assign(stmt)
         if isinstance(stmt, ast.If):
             return self.if_stmt(stmt)
-        if isinstance(stmt, ast.For):
-            return self.loop(stmt, self.for_reverse_header)
-        if isinstance(stmt, ast.While):
-            return self.loop(stmt, self.while_reverse_header)
+        if isinstance(stmt, (ast.For, ast.While)):
+            return reverse_loop(self, stmt)
         if isinstance(stmt, ast.Break):
             return [stmt], []
         raise AssertionError(f"unexpected statement in normalized code: {ast.dump(stmt)}")
@@ -106,7 +115,7 @@ class ReverseBuilder(StatementAdjoints):
         if ir.is_self_copy(stmt):
             return [stmt], []
         if ir.is_permutation(stmt):
-            return [stmt], [_located(s, stmt) for s in self.unpermute(stmt)]
+            return [stmt], [ir.located(s, stmt) for s in self.unpermute(stmt)]
         target = ir.target_name(stmt)
         if target in self.active and not ir.is_element_write(stmt):  # never s = s + x: wrong
             assert target not in names_read(stmt.value), f"reads its target: {ast.dump(stmt)}"
@@ -115,7 +124,7 @@ class ReverseBuilder(StatementAdjoints):
             element = stmt.targets[0] if ir.is_element_write(stmt) else None
             save, restore = self.tapes.save(target, self.loops, element)
         rev = self.adjoint(stmt) if target in self.active else []
-        rev = [_located(s, stmt) for s in rev + restore]
+        rev = [ir.located(s, stmt) for s in rev + restore]
         return save + [self.forward_form(stmt)], rev
 
     def forward_form(self, stmt: ast.Assign) -> ast.Assign:
@@ -130,67 +139,26 @@ class ReverseBuilder(StatementAdjoints):
             and target.id in self.rec.reads
         ):
             copied = ast.Call(ast.Attribute(value, "copy", ast.Load()), [], [])
-            return _located(ast.Assign([target], copied), stmt)
+            return ir.located(ast.Assign([target], copied), stmt)
         return stmt
 
     def if_stmt(self, stmt: ast.If) -> tuple[list[ast.stmt], list[ast.stmt]]:
         body_f, body_r = self.block(stmt.body)
         else_f, else_r = self.block(stmt.orelse)
-        fwd = _located(ast.If(stmt.test, body_f or [ast.Pass()], else_f), stmt)
+        fwd = ir.located(ast.If(stmt.test, body_f or [ast.Pass()], else_f), stmt)
         if not self.rec.works(stmt) or not (body_r or else_r):
             return [fwd], []
         if not body_r:
             rev = ast.If(simplify(ast.UnaryOp(ast.Not(), stmt.test)), else_r, [])
         else:
             rev = ast.If(stmt.test, body_r, else_r)
-        return [fwd], self.branch_check(stmt) + [_located(rev, stmt)]
+        return [fwd], self.branch_check(stmt) + [ir.located(rev, stmt)]
 
     def branch_check(self, stmt: ast.If) -> list[ast.stmt]:
         """Verifier mode: the replayed branch decision must be the forward sweep's."""
         if self.verifier is None or not isinstance(stmt.test, ast.Name):
             return []
         return self.verifier.check(stmt, {stmt.test.id})
-
-    def loop(self, loop, reverse_header):
-        outermost_for = not self.loops and not self.rerun and isinstance(loop, ast.For)
-        if outermost_for and self.rec.works(loop):
-            if self.plan.mode(loop) == "recompute":
-                return self.iteration_loop(loop)
-            if self.plan.mode(loop) == "checkpoint":
-                return self.iteration_loop(loop, str(self.plan.snapshots))
-        return self.store_loop(loop, reverse_header)
-
-    def store_loop(self, loop, reverse_header):
-        """A loop whose reverse replays recorded values."""
-        self.loops.append(loop)
-        body_f, body_r = self.block(loop.body)
-        self.loops.pop()
-        fwd_loop = _located(type(loop)(**{**_fields(loop), "body": body_f}), loop)
-        fwd = [fwd_loop]
-        if not self.loops:
-            fwd = self.tapes.allocations(loop) + fwd
-        if not self.rec.works(loop) or not body_r:
-            return fwd, []
-        return fwd, [_located(reverse_header(loop, body_r), loop)]
-
-    def iteration_loop(self, loop: ast.For, snapshots: str = ""):
-        """An outermost loop reversed by re-running its iterations: with ``snapshots``
-        (an expression) by binomial checkpointing, else from recorded entry states."""
-        saved, self.loops = self.loops, []  # records of one iteration live for one iteration
-        self.rerun = True
-        body_f, body_r = self.block(without_exit(loop.body))
-        self.loops, self.rerun = saved, False
-        self.tapes.finish_pushes(body_f)
-        stem = "snapshots" if snapshots else "states"
-        state = IterationState(self.state_names(loop), self.types, self.namer, stem, self.nf.params)
-        self.extra_prologue += state.prologue()
-        if not snapshots:
-            fwd, restore, entry = recompute_loop(loop, body_f, state)
-            reverse = self.for_reverse_header(loop, restore + body_f + body_r)
-            return [_located(s, loop) for s in fwd], [_located(s, loop) for s in [reverse] + entry]
-        count = self.nf.counters[loop].name
-        fwd, rev = checkpoint_loop(loop, body_f, body_r, state, count, snapshots, self.namer)
-        return [_located(s, loop) for s in fwd], [_located(s, loop) for s in rev]
 
     def state_names(self, loop: ast.For) -> list[str]:
         """The variables an iteration of ``loop`` starts from, restored before it re-runs."""
@@ -208,23 +176,6 @@ class ReverseBuilder(StatementAdjoints):
         return names + sorted(
             (self.rec.live_at_entry.get(id(loop), set()) & overwritten) - set(names)
         )
-
-    def for_reverse_header(self, loop: ast.For, body: list[ast.stmt]) -> ast.For:
-        args = loop.iter.args
-        start = ast.unparse(args[0]) if len(args) > 1 else "0"
-        step = ast.unparse(args[2]) if len(args) == 3 else "1"
-        count = self.nf.counters[loop].name
-        last = simplify(ast.parse(f"{start} + ({count} - 1) * {step}", mode="eval").body)
-        stop = simplify(ast.parse(f"{start} - {step}", mode="eval").body)
-        neg = simplify(ast.parse(f"-{step}", mode="eval").body)
-        rng = ast.Call(ir.load("range"), [last, stop, neg], [])
-        return ast.For(ast.Name(loop.target.id, ast.Store()), rng, body, [])
-
-    def while_reverse_header(self, loop: ast.While, body: list[ast.stmt]) -> ast.For:
-        count = self.nf.counters[loop].name
-        index = self.namer.fresh("_")
-        rng = ast.Call(ir.load("range"), [ir.load(count)], [])
-        return ast.For(ast.Name(index, ast.Store()), rng, body, [])
 
     # -- the whole function -------------------------------------------------
 
@@ -260,7 +211,7 @@ class ReverseBuilder(StatementAdjoints):
         shadow = None
         if self.verifier is not None:
             shadow = self.verifier.shadow(self.nf.node, spec.shadow_name)
-        return fn, counting, shadow
+        return AdjointFunctions(fn, counting, shadow, keeps_bytes(forward))
 
     def adjoint_inits(self, wrt: list[str]) -> list[ast.stmt]:
         names = sorted(self.active - self.assigned_adjoints, key=_order(self.nf.params, wrt))
@@ -276,17 +227,6 @@ def _order(params: list[str], wrt: list[str]):
         return (0, wrt.index(name), "") if name in wrt else (1, 0, name)
 
     return key
-
-
-def _fields(node: ast.AST) -> dict:
-    return {f: getattr(node, f) for f in node._fields if hasattr(node, f)}
-
-
-def _located(node: ast.stmt, where: ast.stmt) -> ast.stmt:
-    origin = getattr(where, "origin", None)
-    if origin is not None and not hasattr(node, "origin"):
-        node.origin = origin
-    return node
 
 
 def _single_use_temps(body: list[ast.stmt], temps: set[str], active: set[str]) -> set[str]:
@@ -320,7 +260,9 @@ def _single_use_temps(body: list[ast.stmt], temps: set[str], active: set[str]) -
     return {t for t in temps & active if len(defs.get(t, [])) == 1 and uses.get(t, []) == defs[t]}
 
 
-def build_adjoint(nf, types, active, recording, recomputed, spec: AdjointSpec, outputs: int):
+def build_adjoint(
+    nf, types, active, recording, recomputed, spec: AdjointSpec, outputs: int
+) -> AdjointFunctions:
     """The adjoint (vector-Jacobian product) function of ``nf``, the function counting
     the bytes it records and, in verifier mode, the shadow primal, as ASTs."""
     builder = ReverseBuilder(nf, types, active, recording, recomputed, spec.plan)

@@ -3,7 +3,7 @@
 The reverse sweep zeroes a scalar adjoint (``s_bar = 0.0``) and then adds
 every contribution to it; the first contribution can simply be assigned. A
 forward must-analysis over the structured code finds, before each statement,
-the names that certainly hold the constant ``0.0`` (dataflow.py: on every
+the names that certainly hold the constant ``0.0`` (analysis/dataflow.py: on every
 path, loops iterated to a fixed point), and ``s_bar += g``
 becomes ``s_bar = g`` where ``s_bar`` is among them:
 
@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import ast
 
-from .dataflow import ForwardMust
+from ..analysis.dataflow import Dataflow
 from .effects import NodeFacts, names_written
 
 Zeros = frozenset
@@ -40,7 +40,7 @@ def assign_first_contributions(function: ast.FunctionDef) -> bool:
     """Rewrite, in place, ``s += g`` into ``s = g`` where ``s`` is certainly ``0.0``;
     whether anything changed."""
     pass_ = _KnownZeros()
-    pass_.block(function.body, Zeros(), rewrite=True)
+    pass_.block(function.body, Zeros())
     return pass_.changed
 
 
@@ -48,7 +48,9 @@ def _is_zero_literal(value: ast.expr) -> bool:
     return isinstance(value, ast.Constant) and type(value.value) is float and value.value == 0.0
 
 
-class _KnownZeros(ForwardMust):
+class _KnownZeros(Dataflow):
+    may = False  # a fact holds where it holds on every path
+
     def __init__(self):
         super().__init__()
         self.written = NodeFacts()  # names_written by statement: loops revisit

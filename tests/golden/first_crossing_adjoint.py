@@ -5,7 +5,6 @@ values the reverse sweep needs are stored when the forward sweep overwrites them
 (cheap temporaries are recomputed unless the policy is 'store').
 Policy 'auto' found that this fits the memory budget.
 Argument types: x: float64, limit: float64.
-sourcediff-meta: outputs=1 result=float time_loops=0
 """
 
 import math

@@ -4,7 +4,6 @@ Reverse mode with respect to u0, alpha; policy 'store':
 values the reverse sweep needs are stored when the forward sweep overwrites them
 (cheap temporaries are recomputed unless the policy is 'store').
 Argument types: u0: array(float64, 1d, C), alpha: float64, steps: int64.
-sourcediff-meta: outputs=1 result=float time_loops=1
 """
 
 import math

@@ -4,7 +4,6 @@ Reverse mode with respect to u0, alpha; policy Checkpoint(snapshots=4):
 each outermost loop is reversed by binomial checkpointing (revolve): at most
 the given number of iteration states are stored, iterations are re-run from them.
 Argument types: u0: array(float64, 1d, C), alpha: float64, steps: int64.
-sourcediff-meta: outputs=1 result=float time_loops=1
 """
 
 import math

@@ -5,7 +5,6 @@ values the reverse sweep needs are stored when the forward sweep overwrites them
 (cheap temporaries are recomputed unless the policy is 'store').
 Policy 'auto' found that this fits the memory budget.
 Argument types: w1: array(float64, 2d, C), b1: array(float64, 1d, C), w2: array(float64, 2d, C), x: array(float64, 1d, C), y: array(float64, 1d, C).
-sourcediff-meta: outputs=1 result=float time_loops=0
 """
 
 import math

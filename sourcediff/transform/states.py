@@ -1,4 +1,5 @@
-"""Reverse an outermost loop by re-running iterations: recompute and checkpoint policies.
+"""The entry state of a loop's iterations: what the recompute and revolve strategies
+(loops.py) save, restore and snapshot to re-run an iteration.
 
 Under ``"recompute"`` the forward sweep records each iteration's entry state
 (the variables the iteration reads and changes, see ``analysis.liveness``);
@@ -20,11 +21,9 @@ most ``k`` snapshots, or reverse one iteration. Arrays in a state are copied.
 from __future__ import annotations
 
 import ast
-import copy
 
 from ..naming import Namer
-from ..runtime import ADVANCE, RESTORE, TAKESHOT  # the revolve protocol, defined once
-from .records import Advance, Alloc, Append, NewList, Push, RerunLoop, Restore, Schedule, Snapshot
+from .records import Advance, Alloc, Append, NewList, Push, Restore, Snapshot
 from .tape import ITEMSIZES, array_type_name, placeholder
 
 
@@ -116,53 +115,6 @@ def iteration_index(loop: ast.For, it: str) -> ast.stmt:
     start = ast.unparse(args[0]) if len(args) > 1 else "0"
     step = ast.unparse(args[2]) if len(args) == 3 else "1"
     return _parse(f"{loop.target.id} = {start} + {it} * {step}")[0]
-
-
-def recompute_loop(loop: ast.For, body_f, state: IterationState):
-    """Forward loop recording entry states; the reverse body prefix restoring one; and
-    what restores the loop's entry state once the reverse loop is done."""
-    forward = RerunLoop(loop, state.push(), body_f)
-    entry = state.allocate(f"len({ast.unparse(loop.iter)})") + state.take_entry()
-    return entry + [forward], state.pop(), state.restore_entry()
-
-
-def checkpoint_loop(loop, body_f, body_r, state, count, snapshots, namer):
-    """Forward: snapshot the entry state, run the loop. Reverse: follow the revolve schedule."""
-    primal_body = loop.body
-    forward = RerunLoop(loop, [], body_f)
-    entry = state.allocate(str(snapshots)) + state.take("0", str(snapshots))
-    actions, a, it = namer.fresh("actions"), namer.fresh("a"), namer.fresh("it")
-    kind, slot = namer.fresh("action"), namer.fresh("slot")
-    advance = ast.For(
-        ast.Name(it, ast.Store()),
-        ast.parse(f"range({actions}[{a}, 1], {actions}[{a}, 2])", mode="eval").body,
-        [iteration_index(loop, it)] + copy.deepcopy(without_exit(primal_body)),
-        [],
-    )
-    take = _parse(f"{slot} = {actions}[{a}, 1]") + state.take(slot)
-    restore = _parse(f"{slot} = {actions}[{a}, 1]") + state.restore(slot)
-    reverse_step = [iteration_index(loop, f"{actions}[{a}, 1]")] + body_f + body_r
-    dispatch = ast.If(
-        _parse(f"{kind} == {ADVANCE}")[0].value,
-        [advance],
-        [
-            ast.If(
-                _parse(f"{kind} == {TAKESHOT}")[0].value,
-                take,
-                [ast.If(_parse(f"{kind} == {RESTORE}")[0].value, restore, reverse_step)],
-            )
-        ],
-    )
-    schedule = _parse(f"{actions} = revolve_actions({count}, {snapshots})")
-    # The last reversed iteration re-ran; the code before the loop needs its entry state.
-    after = state.restore("0")
-    driver = ast.For(
-        ast.Name(a, ast.Store()),
-        ast.parse(f"range({actions}.shape[0])", mode="eval").body,
-        _parse(f"{kind} = {actions}[{a}, 0]") + [dispatch],
-        [],
-    )
-    return entry + [forward, Schedule(count, snapshots)], schedule + [driver] + after
 
 
 def without_exit(body: list[ast.stmt]) -> list[ast.stmt]:
