@@ -28,6 +28,7 @@ import json
 import os
 import sys
 import tempfile
+import types
 from pathlib import Path
 
 import numba
@@ -196,9 +197,47 @@ class _HealingCache(FunctionCache):
 def compiled(module, function_name: str, jit: bool, fastmath: bool = False):
     """The module's function, wrapped with ``numba.njit(cache=True)`` unless ``jit`` is False
     (with ``fastmath``, Numba may reassociate and vectorize floating-point reductions)."""
-    func = getattr(module, function_name)
     if not jit:
-        return func
+        return python_namespace(module)[function_name]
+    func = getattr(module, function_name)
     dispatcher = numba.njit(cache=True, error_model="numpy", fastmath=fastmath)(func)
     dispatcher._cache = _HealingCache(func)
     return dispatcher
+
+
+class PythonList:
+    """``numba.typed.List`` as the generated code uses it, run as plain Python (``jit=False``).
+
+    The records keep arrays in lists declared for their inferred Numba type. Run as Python,
+    a typed list types each appended array with ``numba.typeof``, which can differ from the
+    inferred type in layout only: ``H.T`` of a (1, 2) array is inferred Fortran-ordered but
+    is contiguous both ways, and ``typeof`` calls it C, which a list of Fortran arrays
+    refuses (an ``AssertionError`` inside Numba). A Python list keeps the same references.
+    """
+
+    @staticmethod
+    def empty_list(item_type):
+        return []
+
+
+def python_namespace(module) -> dict:
+    """The generated module's namespace for running as plain Python: a copy of its globals
+    in which ``List`` is :class:`PythonList` and its own functions are rebound to the copy
+    (same code objects, so tracebacks and breakpoints still point at the file). The
+    compiled functions keep the module's globals and Numba's typed lists."""
+    namespace = module.__dict__.setdefault("__sourcediff_python__", {})
+    for name, value in module.__dict__.items():
+        if name == "__sourcediff_python__":
+            continue
+        if isinstance(value, types.FunctionType) and value.__globals__ is module.__dict__:
+            if name not in namespace:
+                copy = types.FunctionType(
+                    value.__code__, namespace, value.__name__, value.__defaults__, value.__closure__
+                )
+                copy.__kwdefaults__ = value.__kwdefaults__
+                copy.__qualname__ = value.__qualname__
+                copy.__doc__ = value.__doc__
+                namespace[name] = copy
+        else:  # imports, constants, and the user's rules set on the module (which may change)
+            namespace[name] = PythonList if name == "List" else value
+    return namespace

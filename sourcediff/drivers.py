@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import contextlib
+import inspect
+import re
 
 import numba
 import numpy as np
@@ -140,6 +142,7 @@ class SecondOrder:
     def __init__(self, first: Specializer):
         self.first = first
         self.second: dict[tuple, Specializer] = {}
+        self.tangent = None  # the generated tangent function last differentiated
 
     def specializer(self, args: tuple) -> Specializer:
         """The reverse-mode specializer of the tangent function for these argument types."""
@@ -151,9 +154,9 @@ class SecondOrder:
                 self.first.parsed.node.lineno,
             )
         key = (built.path, built.adjoint)
+        self.tangent = getattr(pipeline.load_module(built), built.adjoint)  # for refusals
         if key not in self.second:
-            module = pipeline.load_module(built)
-            tangent = getattr(module, built.adjoint)
+            tangent = self.tangent
             first = self.first
             self.second[key] = Specializer(
                 tangent, first.argnums, first.policy, first.jit, first.fastmath
@@ -178,11 +181,16 @@ class SecondOrder:
             if exc.filename == parsed.filename:
                 raise
             where = f"{exc.filename.rsplit('/', 1)[-1]}:{exc.lineno}"
+            files = [fn.filename for fn in parsed.call_tree()]
+            filename, lineno = user_line(self.tangent, exc, files) or (
+                parsed.filename,
+                parsed.node.lineno,
+            )
             raise UnsupportedCallError(
                 f"second derivatives (sd.hessian, sd.hvp) of '{parsed.name}' are not "
                 f"available: differentiating its tangent again stops at {where}: {exc.reason}",
-                parsed.filename,
-                parsed.node.lineno,
+                filename,
+                lineno,
             ) from exc
 
     def hessian(self, args: tuple) -> list[list]:
@@ -208,3 +216,76 @@ class SecondOrder:
                     block = blocks[a][b]
                     block[(Ellipsis,) + j] = column
         return [[blk if blk.ndim else float(blk) for blk in row] for row in blocks]
+
+
+ORIGIN = re.compile(r"\s*# (?P<file>[^\s:]+):(?P<line>\d+): ")
+
+
+def user_line(tangent, exc: SourceDiffError, files: list[str]) -> tuple[str, int] | None:
+    """The user's file and line of the statement whose generated tangent code calls, directly
+    or through runtime functions, the function where ``exc`` arose (from the origin comments
+    of the generated source: ``# model.py:14: ...``); None if not found."""
+    if tangent is None:
+        return None
+    try:
+        lines, first = inspect.getsourcelines(tangent)
+    except (OSError, TypeError):
+        return None
+    generated = inspect.getsourcefile(tangent)
+    if exc.filename == generated:
+        at = exc.lineno
+    else:
+        callee = _first_call_towards(tangent, exc.filename, exc.lineno)
+        if callee is None:
+            return None
+        at = next(
+            (
+                first + k
+                for k, text in enumerate(lines)
+                if not text.lstrip().startswith("#") and re.search(rf"\b{callee}\(", text)
+            ),
+            None,
+        )
+        if at is None:
+            return None
+    for text in reversed(lines[: at - first + 1]):
+        found = ORIGIN.match(text)
+        if found:
+            name = found["file"]
+            path = next((f for f in files if f.rsplit("/", 1)[-1] == name), None)
+            return (path, int(found["line"])) if path else None
+    return None
+
+
+def _first_call_towards(func, filename: str, lineno: int, depth: int = 6) -> str | None:
+    """The global name ``func`` calls through which a chain of Python functions reaches the
+    function of ``filename`` whose lines hold ``lineno``."""
+    seen: set[int] = set()
+
+    def reaches(fn, depth: int) -> bool:
+        fn = getattr(fn, "py_func", fn)
+        if not inspect.isfunction(fn) or id(fn) in seen or depth < 0:
+            return False
+        seen.add(id(fn))
+        try:
+            lines, start = inspect.getsourcelines(fn)
+            if inspect.getsourcefile(fn) == filename and start <= lineno < start + len(lines):
+                return True
+        except (OSError, TypeError):
+            return False
+        return any(reaches(fn.__globals__.get(n), depth - 1) for n in _called_names(fn))
+
+    for name in _called_names(func):
+        if reaches(func.__globals__.get(name), depth):
+            return name
+    return None
+
+
+def _called_names(fn) -> list[str]:
+    names: list[str] = []
+    codes = [fn.__code__]
+    while codes:
+        code = codes.pop()
+        names += [n for n in code.co_names if n not in names]
+        codes += [c for c in code.co_consts if inspect.iscode(c)]
+    return names

@@ -59,6 +59,26 @@ def test_writing_through_shared_memory_is_refused_not_miscomputed(func):
         sd.grad(func, jit=False)(np.array([1.0, 2.0, 3.0, 4.0]))
 
 
+def write_while_zipping_slices(u, n):
+    s = 0.0
+    for _ in range(n):
+        for a, b in zip(u[:-1], u[1:]):
+            s += a * b
+            u[0] = u[0] * 0.9
+    return s
+
+
+def test_a_shared_memory_refusal_names_what_the_user_wrote():
+    """The sequences of zip(...) get fresh names ('items'): the message names 'u[:-1]'."""
+    with pytest.raises(sd.UnsupportedSyntaxError, match="shares its memory") as refused:
+        sd.grad(write_while_zipping_slices, jit=False)(np.array([1.0, 2.0, 3.0]), 2)
+    message = str(refused.value)
+    assert "items" not in message
+    assert "'u' is written in place while 'u[:-1]'" in message
+    assert "make 'u[:-1]' a copy" in message
+    assert refused.value.lineno == write_while_zipping_slices.__code__.co_firstlineno + 5
+
+
 def _fresh(n):
     f = np.zeros(n)
     for i in range(n):

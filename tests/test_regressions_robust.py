@@ -172,3 +172,41 @@ def test_b_sum_to_any_rank_in_numba():
     for like_shape in [(2, 3, 4), (1, 3, 1), (3, 1), (4,), (2, 1, 1, 4)]:
         like = np.zeros(like_shape)
         np.testing.assert_allclose(compiled_sum_to(g, like), sum_to(g, like))
+
+
+# --- C: arrays kept in a loop whose layout at run time is not the inferred one -----------
+
+
+def kalman_like(x, H, n):
+    P = np.eye(2) * x
+    for _k in range(n):
+        P = H.T @ H + P * 0.5
+    return np.sum(P)
+
+
+def _kalman_like_grad(x, H, n):
+    """Closed form: sum(P) = 2 x / 2**n + (1 - 1/2**n) * 2 * sum_k (sum_i H[k, i])**2."""
+    carried = 2.0 * (1.0 - 0.5**n)
+    return 2.0 * 0.5**n, 2.0 * carried * H.sum(axis=1, keepdims=True) * np.ones_like(H)
+
+
+# H.T of a (1, 2) array is inferred Fortran-ordered but is contiguous both ways at run time,
+# so Numba's typeof calls it C: run as Python, the typed list of Fortran arrays that keeps it
+# raised a bare AssertionError inside Numba (policies "store" and "auto").
+KALMAN_POINTS = [
+    (1.3, np.array([[0.3, 0.7]]), 3),
+    (-0.4, np.array([[-1.2, 0.5]]), 5),
+    (0.9, np.array([[0.3, 0.7], [2.0, -0.1], [0.4, 0.4]]), 2),  # H.T Fortran-ordered only
+]
+
+
+@pytest.mark.parametrize("jit", [False, True], ids=["python", "compiled"])
+@pytest.mark.parametrize("policy", ["store", "recompute", sd.Checkpoint(2), "auto"], ids=str)
+def test_c_arrays_kept_in_a_loop_with_either_layout(policy, jit):
+    df = sd.grad(kalman_like, argnums=(0, 1), policy=policy, jit=jit)
+    for x, H, n in KALMAN_POINTS:
+        dx, dH = df(x, H, n)
+        expected_dx, expected_dH = _kalman_like_grad(x, H, n)
+        assert dx == pytest.approx(expected_dx, rel=1e-12)
+        assert dH.shape == H.shape
+        np.testing.assert_allclose(dH, expected_dH, rtol=1e-12)

@@ -7,6 +7,7 @@ the gradient along the same vector; Hessians against closed forms, symmetry
 and the products.
 """
 
+import inspect
 import math
 
 import corpus_arrays
@@ -157,6 +158,49 @@ def test_a_second_derivative_refusal_names_the_users_function():
         sd.hessian(_interpolated, jit=False)(np.array([0.3, -0.5, 0.8]))
     assert refused.value.filename.endswith("test_second_order.py")
     assert "second derivatives" in str(refused.value) and "_interpolated" in str(refused.value)
+    assert refused.value.lineno == _line_of(_interpolated, "np.interp(")
+
+
+def _line_of(func, text):
+    lines, first = inspect.getsourcelines(func)
+    return first + next(k for k, line in enumerate(lines) if text in line)
+
+
+def _through_prod(x):
+    y = x * 2.0
+    return np.prod(y) + np.sum(x * x)
+
+
+def _through_sort(x):
+    y = x + 1.0
+    s = np.sort(y)
+    return np.sum(s * s * s)
+
+
+def _through_max(x):
+    y = x * x
+    return np.max(y) * np.sum(x)
+
+
+def _through_min(x):
+    y = x + 0.5
+    return np.sum(y) * np.min(x * x)
+
+
+@pytest.mark.parametrize(
+    ("func", "call"),
+    [(_through_prod, "np.prod("), (_through_sort, "np.sort("), (_through_max, "np.max(")]
+    + [(_through_min, "np.min(")],
+    ids=lambda v: getattr(v, "__name__", ""),
+)
+def test_a_second_derivative_refusal_names_the_line_of_the_call(func, call):
+    """Refused inside a runtime function the tangent calls: the error names the user's file
+    and the line of the call, not sourcediff's own files."""
+    with pytest.raises(sd.SourceDiffError) as refused:
+        sd.hessian(func, jit=False)(np.array([0.3, -0.5, 0.8]))
+    assert refused.value.filename == __file__
+    assert refused.value.lineno == _line_of(func, call)
+    assert str(refused.value).startswith(f"test_second_order.py:{_line_of(func, call)}: ")
 
 
 def lgamma_sum(x):

@@ -77,12 +77,26 @@ def check_aliasing(node: ast.FunctionDef, types: TypeTable, filename: str) -> No
         where = getattr(stmt, "origin", (filename, getattr(stmt, "lineno", 0)))
         other = still_used[0]
         view = written if written in views else other
+        user = _written_as(node)
+        written, other, view = (user.get(n, n) for n in (written, other, view))
         raise UnsupportedSyntaxError(
             f"'{written}' is written in place while '{other}', which shares its memory (another "
             f"name, a slice or a reshape), is used later; sourcediff treats them as separate "
             f"values, so make '{view}' a copy with .copy() or write into one name only",
             *where,
         )
+
+
+def _written_as(node: ast.FunctionDef) -> dict[str, str]:
+    """What the user wrote for the fresh names sourcediff gave to expressions: the sequence
+    ``u[:-1]`` of ``zip(u[:-1], u[1:])`` is named ``items`` (normalize.iteration)."""
+    found = {}
+    for stmt in ast.walk(node):
+        named = getattr(stmt, "written_as", None)
+        if named and isinstance(stmt, ast.Assign) and isinstance(stmt.targets[0], ast.Name):
+            if stmt.targets[0].id == named[0]:
+                found[named[0]] = named[1]
+    return found
 
 
 def _view_targets(node: ast.FunctionDef, types: TypeTable) -> set[str]:

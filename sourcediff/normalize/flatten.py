@@ -31,6 +31,8 @@ def located(node: ast.AST, where: ast.AST, fn: ParsedFunction) -> ast.AST:
     """Give ``node`` the user's location of ``where``: its line and file (``origin``)."""
     ast.copy_location(node, where)
     node.origin = getattr(where, "origin", (fn.filename, getattr(where, "lineno", 0)))
+    if hasattr(where, "written_as"):  # a fresh name for what the user wrote (messages)
+        node.written_as = where.written_as
     return node
 
 

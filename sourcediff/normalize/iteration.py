@@ -113,7 +113,9 @@ def _named(seq: ast.expr, namer, before: list) -> str:
     if isinstance(seq, ast.Name):
         return seq.id
     name = namer.fresh("items")
-    before.append(ast.Assign([ast.Name(name, ast.Store())], seq))
+    named = ast.Assign([ast.Name(name, ast.Store())], seq)
+    named.written_as = (name, ast.unparse(seq))  # what the user wrote, for messages
+    before.append(named)
     return name
 
 
