@@ -248,8 +248,8 @@ def _rule_terms(stmt: ast.Assign, out_bar: ast.expr, types) -> list[Term]:
             expr = rules.instantiate(adjoint, holes)
         else:
             expr = ast.BinOp(rules.instantiate(partial, holes), ast.Mult(), out_bar)
-        if elementwise:
-            expr = reduce_broadcast(expr, arg.id, types)
+        if elementwise and not types.same_shape(arg.id, target):
+            expr = reduce_broadcast(expr, arg.id, types)  # undo broadcasting
         terms.append(Term(arg.id, expr))
     return terms
 

@@ -25,6 +25,7 @@ from .analysis.aliases import check_aliasing
 from .analysis.recompute import choose_recomputed, element_reads
 from .analysis.recording import analyze_recording, reverse_reads
 from .analysis.shapes import shape_variant_arrays
+from .analysis.static_shapes import static_shapes
 from .analysis.types import TypeTable, infer_types
 from .codegen import (
     constant_text,
@@ -222,7 +223,9 @@ def _write_adjoint_module(parsed, request: Request, path, names: tuple, shadow: 
         built = build_adjoint(nf, types, active, recording, recomputed, spec, outputs)
     _dump("reverse", _function_text(built.vjp, nf))
     functions = [built.vjp, built.counting] + ([built.shadow] if built.shadow else [])
-    texts = [_function_text(f, nf) for f in [primal] + [optimized(f, parsed) for f in functions]]
+    optimized_functions = [optimized(built.vjp, parsed, built.shapes)]
+    optimized_functions += [optimized(f, parsed) for f in functions[1:]]
+    texts = [_function_text(f, nf) for f in [primal] + optimized_functions]
     _dump("optimize", texts[1])
     # Nothing to checkpoint when nothing is recorded: "auto" then needs no count.
     time_loops = has_time_loop(nf.node, types) and built.records
@@ -248,6 +251,7 @@ def typed(nf: NormalizedFunction, parsed: ParsedFunction, request: Request) -> T
         scalarize(nf, types, request.dims)
         _dump("scalarize", function_source(nf.node)[0])
     types.reshaped = frozenset(shape_variant_arrays(nf.node, types))
+    types.shapes = static_shapes(nf.node, types, nf.params, request.dims)
     return types
 
 
@@ -286,11 +290,12 @@ def analyses(nf: NormalizedFunction, parsed: ParsedFunction, request: Request, t
     return active, plan, recomputed, recording
 
 
-def optimized(function: ast.FunctionDef, parsed: ParsedFunction) -> ast.FunctionDef:
-    """Stage "optimize": an optimized copy of one generated function."""
+def optimized(function: ast.FunctionDef, parsed: ParsedFunction, shapes=None) -> ast.FunctionDef:
+    """Stage "optimize": an optimized copy of one generated function (``shapes``: the
+    static shapes of its names, for the derivative)."""
     with stage("optimize", parsed.name):
         counting = function.name == f"{parsed.name}_record_bytes"  # its arrays are scratch
-        return optimizer.optimize(function, result_only=counting)
+        return optimizer.optimize(function, result_only=counting, shapes=shapes)
 
 
 def _function_text(function: ast.FunctionDef, nf: NormalizedFunction) -> str:

@@ -14,6 +14,7 @@ from silent_wrong_cases import CASES as REGRESSIONS
 import sourcediff as sd
 from sourcediff.transform.cleanup import drop_dead_stores
 from sourcediff.transform.cse import share_common_subexpressions
+from sourcediff.transform.first_arrays import bind_first_contributions
 from sourcediff.transform.fold import fold_temporaries
 from sourcediff.transform.forwarding import forward_array_adjoints
 from sourcediff.transform.optimize import optimize
@@ -183,6 +184,74 @@ def test_an_adjoint_buffer_read_twice_or_shared_is_kept():
         """
     )
     assert not forward_array_adjoints(fn)
+
+
+SHAPE = (("class", "n"),)
+
+
+def _bound(source: str, shapes: dict) -> tuple[ast.FunctionDef, bool]:
+    fn = _function(source)
+    return fn, bind_first_contributions(fn, shapes)
+
+
+def test_a_zero_buffer_is_bound_to_its_first_contribution_a_new_array_of_its_shape():
+    source = """
+        def f_vjp(t, g):
+            t_bar = np.zeros_like(t)
+            t_bar += g * 2.0
+            add_into(t_bar, g)
+            return (t_bar,)
+        """
+    fn, changed = _bound(source, {"t": SHAPE, "g": SHAPE})
+    assert changed and ast.unparse(fn.body[1]) == "t_bar = g * 2.0"
+    g = np.array([1.0, -2.0])
+    np.testing.assert_array_equal(_run(fn, g, g)[0], _run(_function(source), g, g)[0])
+
+
+def test_a_broadcast_contribution_or_an_unknown_shape_keeps_the_zeros():
+    source = """
+        def f_vjp(t, g):
+            t_bar = np.zeros_like(t)
+            t_bar += g * 2.0
+            return (t_bar,)
+        """
+    assert not _bound(source, {"t": SHAPE, "g": ()})[1]  # a number broadcast into t_bar
+    assert not _bound(source, {"t": SHAPE})[1]  # g's shape unknown
+
+
+def test_a_buffer_is_taken_over_only_if_neither_changes_and_no_result_shares_it():
+    taken = """
+        def f_vjp(t, u, g, v_bar, w_bar):
+            t_bar = np.zeros_like(t)
+            u_bar = np.zeros_like(u)
+            t_bar += g * 2.0
+            add_into(u_bar, t_bar)
+            add_into(v_bar, t_bar)
+            add_into(w_bar, u_bar)
+            return (v_bar, w_bar)
+        """
+    shapes = {"t": SHAPE, "u": SHAPE, "g": SHAPE}
+    fn, changed = _bound(taken, shapes)
+    assert changed and "u_bar = t_bar" in ast.unparse(fn)
+    g, v, w = np.array([1.0, -2.0]), np.zeros(2), np.zeros(2)
+    np.testing.assert_array_equal(_run(fn, g, g, g, v, w), _run(_function(taken), g, g, g, v, w))
+    written = taken.replace("add_into(v_bar, t_bar)", "add_into(t_bar, g)")
+    assert "u_bar = t_bar" not in ast.unparse(_bound(written, shapes)[0])
+    result = taken.replace("return (v_bar, w_bar)", "return (u_bar,)")
+    assert "u_bar = t_bar" not in ast.unparse(_bound(result, shapes)[0])  # t_bar read later
+    dead = result.replace("add_into(v_bar, t_bar)", "")
+    assert "u_bar = t_bar" in ast.unparse(_bound(dead, shapes)[0])
+
+
+def test_a_shared_buffer_is_never_bound():
+    source = """
+        def f_vjp(t, g):
+            t_bar = np.zeros_like(t)
+            alias = t_bar
+            t_bar += g * 2.0
+            return (alias,)
+        """
+    assert not _bound(source, {"t": SHAPE, "g": SHAPE})[1]
 
 
 def test_accumulation_into_a_loop_carried_adjoint_stays_an_accumulation():

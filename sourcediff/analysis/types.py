@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numba
 import numpy as np
@@ -46,9 +46,17 @@ class TypeTable:
     #: Arrays whose shape may change between loop iterations (:mod:`.shapes`); every
     #: other array keeps one shape, so its adjoint, allocated once, has that shape too.
     reshaped: frozenset[str] = frozenset()
+    #: Symbolic shapes of the arrays whose shape is provably the same at every binding
+    #: (:mod:`.static_shapes`).
+    shapes: dict = field(default_factory=dict)
 
     def __getitem__(self, name: str) -> VarType:
         return self.variables.get(name, VarType("other"))
+
+    def same_shape(self, first: str, second: str) -> bool:
+        """Whether arrays ``first`` and ``second`` provably always have the same shape."""
+        known = self.shapes.get(first)
+        return known is not None and known == self.shapes.get(second)
 
 
 def infer_types(nf: NormalizedFunction, arg_types: tuple) -> TypeTable:

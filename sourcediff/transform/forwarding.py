@@ -41,13 +41,25 @@ from collections import defaultdict
 from ..analysis.dataflow import Dataflow
 from .effects import names_read
 
+#: Generated calls that return a new array (or, ``sum_to``, their first argument) and keep
+#: no reference to what they read.
+NO_REFERENCE_KEPT = {
+    "sum_to",
+    "matmul",
+    "matmul_adjoint_left",
+    "matmul_adjoint_right",
+    "dot",
+    "dot_adjoint_left",
+    "dot_adjoint_right",
+}
+
 
 def forward_array_adjoints(function: ast.FunctionDef) -> bool:
     """Rewrite, in place, as the module docstring says; whether anything changed."""
-    private = _private_buffers(function)
+    private = private_buffers(function)
     if not private:
         return False
-    analysis = _ZeroBuffers(private)
+    analysis = ZeroBuffers(private)
     analysis.block(function.body, frozenset())
     return analysis.changed
 
@@ -58,7 +70,7 @@ def _call_name(node: ast.AST) -> str:
     return ""
 
 
-def _fill_target(stmt: ast.stmt) -> str:
+def fill_target(stmt: ast.stmt) -> str:
     """``t`` for ``t.fill(0.0)``, else ''."""
     if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
         call = stmt.value
@@ -75,7 +87,7 @@ def _fill_target(stmt: ast.stmt) -> str:
     return ""
 
 
-def _zeros_binding(stmt: ast.stmt) -> str:
+def zeros_binding(stmt: ast.stmt) -> str:
     """``t`` for ``t = np.zeros_like(...)`` or ``t = np.zeros(...)``, else ''."""
     if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
         target, value = stmt.targets[0], stmt.value
@@ -92,7 +104,7 @@ def _zeros_binding(stmt: ast.stmt) -> str:
     return ""
 
 
-def _accumulation(stmt: ast.stmt) -> tuple[ast.expr, ast.expr] | None:
+def accumulation_of(stmt: ast.stmt) -> tuple[ast.expr, ast.expr] | None:
     """(target, value) of ``add_into(target, value)``, or of ``target += value``."""
     if isinstance(stmt, ast.Expr) and _call_name(stmt.value) == "add_into":
         args = stmt.value.args
@@ -103,19 +115,25 @@ def _accumulation(stmt: ast.stmt) -> tuple[ast.expr, ast.expr] | None:
     return None
 
 
-def _private_buffers(function: ast.FunctionDef) -> set[str]:
-    """Names whose every occurrence is one the module docstring allows."""
+def private_buffers(function: ast.FunctionDef, returned: bool = False) -> set[str]:
+    """Names whose every occurrence is one the module docstring allows (with
+    ``returned``, also the function's result: a buffer may be returned)."""
     allowed: dict[str, int] = defaultdict(int)
     bound: dict[str, int] = defaultdict(int)
     for stmt in ast.walk(function):
         if not isinstance(stmt, ast.stmt):
             continue
-        name = _zeros_binding(stmt) or _fill_target(stmt)
+        if returned and isinstance(stmt, ast.Return) and stmt.value is not None:
+            for node in ast.walk(stmt.value):
+                if isinstance(node, ast.Name):
+                    allowed[node.id] += 1
+            continue
+        name = zeros_binding(stmt) or fill_target(stmt)
         if name:
             allowed[name] += 1
-            bound[name] += bool(_zeros_binding(stmt))
+            bound[name] += bool(zeros_binding(stmt))
             continue
-        accumulation = _accumulation(stmt)
+        accumulation = accumulation_of(stmt)
         if accumulation is not None:
             target, value = accumulation
             if isinstance(target, ast.Name):
@@ -143,7 +161,7 @@ def _allow_reads(value: ast.expr | None, allowed) -> None:
     if value is None:
         return
     for node in ast.walk(value):
-        if isinstance(node, ast.Call) and _call_name(node) != "sum_to":
+        if isinstance(node, ast.Call) and _call_name(node) not in NO_REFERENCE_KEPT:
             func = node.func
             numpy = isinstance(func, ast.Attribute) and getattr(func.value, "id", "") == "np"
             if not numpy:
@@ -166,7 +184,7 @@ def _allow_element_stores(stmt: ast.stmt, allowed) -> None:
     allowed[target.value.id] += 1
 
 
-class _ZeroBuffers(Dataflow):
+class ZeroBuffers(Dataflow):
     """Private buffers certainly all zeros before each statement, and the rewrites."""
 
     may = False  # a fact holds where it holds on every path
@@ -176,17 +194,17 @@ class _ZeroBuffers(Dataflow):
         self.private = private
 
     def simple(self, stmt: ast.stmt, zero: frozenset) -> frozenset:
-        made_zero = _zeros_binding(stmt) or _fill_target(stmt)
+        made_zero = zeros_binding(stmt) or fill_target(stmt)
         if made_zero in self.private:
             return zero | {made_zero}
-        return zero - _buffers_written(stmt)
+        return zero - buffers_written(stmt)
 
     def rewrite_at(self, stmts: list[ast.stmt], index: int, zero: frozenset) -> bool:
         stmt = stmts[index]
-        if _fill_target(stmt) in zero:
+        if fill_target(stmt) in zero:
             del stmts[index]  # already all zeros
             return True
-        accumulation = _accumulation(stmt)
+        accumulation = accumulation_of(stmt)
         if accumulation is None or not isinstance(accumulation[0], ast.Name):
             return False
         buffer = accumulation[0].id
@@ -195,8 +213,8 @@ class _ZeroBuffers(Dataflow):
         return _forward(stmts, index, buffer)
 
 
-def _buffers_written(stmt: ast.stmt) -> set[str]:
-    accumulation = _accumulation(stmt)
+def buffers_written(stmt: ast.stmt) -> set[str]:
+    accumulation = accumulation_of(stmt)
     targets = [accumulation[0]] if accumulation is not None else []
     if isinstance(stmt, ast.Assign):
         targets = stmt.targets
@@ -222,9 +240,9 @@ def _forward(stmts: list[ast.stmt], index: int, buffer: str) -> bool:
     ``buffer`` all zeros before: ``add_into(W, e)`` in place of the first, and the
     second dropped (the fill is dropped by the caller: the buffer stays zero)."""
     mentions = [j for j in range(index + 1, len(stmts)) if buffer in _names(stmts[j])]
-    if len(mentions) < 2 or _fill_target(stmts[mentions[1]]) != buffer:
+    if len(mentions) < 2 or fill_target(stmts[mentions[1]]) != buffer:
         return False
-    consumer = _accumulation(stmts[mentions[0]])
+    consumer = accumulation_of(stmts[mentions[0]])
     if consumer is None or not (isinstance(consumer[1], ast.Name) and consumer[1].id == buffer):
         return False
     destination = consumer[0]
@@ -233,7 +251,7 @@ def _forward(stmts: list[ast.stmt], index: int, buffer: str) -> bool:
     for between in stmts[index + 1 : mentions[0]]:
         if _names(destination) & _names(between):
             return False  # additions into the destination would change order
-    value = _accumulation(stmts[index])[1]
+    value = accumulation_of(stmts[index])[1]
     moved = _with_value(stmts[mentions[0]], value)
     ast.copy_location(moved, stmts[index])
     if hasattr(stmts[index], "origin"):

@@ -1,6 +1,6 @@
 """Stage "optimize": generated functions as an expert would write them, bit for bit the same.
 
-Five passes run over each generated function (primal, derivative, record
+Six passes run over each generated function (primal, derivative, record
 count, shadow) until none changes anything:
 
 1. ``assign_first_contributions`` (zeros.py): ``s_bar += g`` becomes
@@ -8,12 +8,15 @@ count, shadow) until none changes anything:
 2. ``forward_array_adjoints`` (forwarding.py): an array temporary's adjoint
    buffer that receives one contribution and passes it on is skipped:
    ``add_into(A_bar[1:, :], e)`` instead of three passes over the buffer;
-3. ``share_common_subexpressions`` (cse.py): ``b = e`` after ``a = e``
+3. ``bind_first_contributions`` (first_arrays.py): ``add_into(t_bar, e)``
+   becomes ``t_bar = e`` where the buffer is certainly zero and ``e`` a new
+   array of its shape (the derivative only: it needs the static shapes);
+4. ``share_common_subexpressions`` (cse.py): ``b = e`` after ``a = e``
    becomes ``b = a`` while ``e``'s inputs are unchanged;
-4. ``fold_temporaries`` (fold.py): values read once go back into the
+5. ``fold_temporaries`` (fold.py): values read once go back into the
    expression that reads them; copies are propagated; ``b = a`` after
    ``a = b`` is dropped;
-5. ``drop_dead_stores`` (cleanup.py): ``name = pure`` that nothing reads.
+6. ``drop_dead_stores`` (cleanup.py): ``name = pure`` that nothing reads.
 
 None of them reorders floating-point operations, so every result is what the
 unoptimized code computes. Before and after, on a reverse sweep's copy chain::
@@ -46,6 +49,7 @@ import os
 
 from .cleanup import drop_dead_stores
 from .cse import share_common_subexpressions
+from .first_arrays import bind_first_contributions
 from .fold import fold_temporaries
 from .forwarding import forward_array_adjoints
 from .slicing import slice_to_result
@@ -59,10 +63,13 @@ def enabled() -> bool:
     return os.environ.get("SOURCEDIFF_OPTIMIZE", "1") != "0"
 
 
-def optimize(function: ast.FunctionDef, result_only: bool = False) -> ast.FunctionDef:
+def optimize(
+    function: ast.FunctionDef, result_only: bool = False, shapes: dict | None = None
+) -> ast.FunctionDef:
     """An optimized copy of the generated ``function`` (see the module docstring); with
     ``result_only`` (the counting function, whose arrays are scratch) first sliced down to
-    what its result depends on (slicing.py)."""
+    what its result depends on (slicing.py); with ``shapes`` (symbolic shapes of its
+    names, analysis/static_shapes.py), array adjoints bound to their first contribution."""
     function = unshared(copy.deepcopy(function))
     if not enabled():
         return function
@@ -71,6 +78,8 @@ def optimize(function: ast.FunctionDef, result_only: bool = False) -> ast.Functi
     for _ in range(MAX_ROUNDS):
         changed = assign_first_contributions(function)
         changed |= forward_array_adjoints(function)
+        if shapes is not None:
+            changed |= bind_first_contributions(function, shapes)
         changed |= share_common_subexpressions(function)
         changed |= fold_temporaries(function)
         changed |= drop_dead_stores(function)

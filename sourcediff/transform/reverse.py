@@ -55,12 +55,14 @@ class AdjointSpec:
 @dataclass
 class AdjointFunctions:
     """What the reverse stage builds: the vjp, the function counting the bytes it records,
-    in verifier mode the shadow primal (else None), and whether anything is recorded."""
+    in verifier mode the shadow primal (else None), whether anything is recorded, and
+    the shapes the optimizer may rely on."""
 
     vjp: ast.FunctionDef
     counting: ast.FunctionDef
     shadow: ast.FunctionDef | None
     records: bool
+    shapes: dict  # the symbolic shapes of the vjp's names that have one
 
 
 class ReverseBuilder(StatementAdjoints):
@@ -211,7 +213,18 @@ class ReverseBuilder(StatementAdjoints):
         shadow = None
         if self.verifier is not None:
             shadow = self.verifier.shadow(self.nf.node, spec.shadow_name)
-        return AdjointFunctions(fn, counting, shadow, keeps_bytes(forward))
+        shapes = self.known_shapes(atoms, seeds)
+        return AdjointFunctions(fn, counting, shadow, keeps_bytes(forward), shapes)
+
+    def known_shapes(self, atoms: list[ast.expr], seeds: list[str]) -> dict:
+        """Symbolic shapes (analysis/static_shapes.py) of the adjoint function's names
+        that have one: primal names, their adjoints, the seeds of returned names."""
+        shapes = dict(self.types.shapes)
+        shapes |= {bar: shapes[name] for name, bar in self.bars.items() if name in shapes}
+        for atom, seed in zip(atoms, seeds):
+            if isinstance(atom, ast.Name) and atom.id in shapes:
+                shapes[seed] = shapes[atom.id]
+        return shapes
 
     def adjoint_inits(self, wrt: list[str]) -> list[ast.stmt]:
         names = sorted(self.active - self.assigned_adjoints, key=_order(self.nf.params, wrt))

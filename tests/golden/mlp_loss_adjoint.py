@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from sourcediff.runtime import add_into, matmul, matmul_adjoint_left, matmul_adjoint_right, sum_to
+from sourcediff.runtime import add_into, matmul, matmul_adjoint_left, matmul_adjoint_right
 
 
 
@@ -34,8 +34,7 @@ def mlp_loss_vjp(w1, b1, w2, x, y, mlp_loss_bar):
     # forward sweep
     # golden_functions.py:59: h = np.tanh(w1 @ x + b1)
     t1 = matmul(w1, x)
-    t2 = t1 + b1
-    h = np.tanh(t2)
+    h = np.tanh(t1 + b1)
     # golden_functions.py:60: d = w2 @ h - y
     t3 = matmul(w2, h)
     d = t3 - y
@@ -46,27 +45,19 @@ def mlp_loss_vjp(w1, b1, w2, x, y, mlp_loss_bar):
     for j in range(t6):
         t4_sum = t4_sum + d[j] * d[j]
     # reverse sweep
-    w1_bar = np.zeros_like(w1)
     b1_bar = np.zeros_like(b1)
-    w2_bar = np.zeros_like(w2)
     d_bar = np.zeros_like(d)
-    h_bar = np.zeros_like(h)
-    t1_bar = np.zeros_like(t1)
-    t2_bar = np.zeros_like(t2)
-    t3_bar = np.zeros_like(t3)
     for j in range(n_j - 1, -1, -1):
         t7_bar = d[j] * mlp_loss_bar
         d_bar[j] += d[j] * mlp_loss_bar
         d_bar[j] += t7_bar
     # golden_functions.py:60: d = w2 @ h - y
-    add_into(t3_bar, sum_to(d_bar, t3_bar))
-    add_into(w2_bar, matmul_adjoint_left(t3_bar, w2, h))
-    add_into(h_bar, matmul_adjoint_right(t3_bar, w2, h))
+    w2_bar = matmul_adjoint_left(d_bar, w2, h)
+    h_bar = matmul_adjoint_right(d_bar, w2, h)
     # golden_functions.py:59: h = np.tanh(w1 @ x + b1)
-    t2_bar += (1.0 - h * h) * h_bar
-    add_into(t1_bar, sum_to(t2_bar, t1_bar))
-    add_into(b1_bar, sum_to(t2_bar, b1_bar))
-    add_into(w1_bar, matmul_adjoint_left(t1_bar, w1, x))
+    t2_bar = (1.0 - h * h) * h_bar
+    add_into(b1_bar, t2_bar)
+    w1_bar = matmul_adjoint_left(t2_bar, w1, x)
     return (t4_sum, (w1_bar, b1_bar, w2_bar))
 
 

@@ -1,0 +1,158 @@
+"""Symbolic shapes of arrays: which arrays provably have the same shape.
+
+The adjoint of an elementwise operation ``t = a + b`` sums ``t_bar`` back to each
+operand's shape (``sum_to(t_bar, a)``), which undoes broadcasting. When ``a``
+provably has ``t``'s shape, that sum is the identity, and the adjoint is ``t_bar``
+itself: no call, no helper for Numba to compile (a same-rank ``sum_to`` costs
+about two seconds of compile on its own).
+
+A shape is a tuple of length symbols. An argument the function never rebinds has
+the caller's lengths, and equal argument dimensions share a symbol (the request's
+``dims``, see ``normalize.elements.Shapes``); so do copies and fresh arrays of
+known lengths. Through an assignment, an elementwise operation (a rule without a
+hand-written adjoint: ``+``, ``np.tanh``, ``np.maximum``...) has the broadcast shape
+of its operands, where each axis is known to agree; a matrix product has its outer
+lengths. A name bound several times (``u = u + dt * lap`` in a loop) has a shape
+when every binding gives the same one, found by assuming it and checking it.
+
+    >>> from sourcediff.analysis.types import TypeTable, VarType
+    >>> node = ast.parse('''
+    ... def f(x, w, b):
+    ...     t1 = matmul(x, w)
+    ...     t2 = t1 + b
+    ...     h = np.tanh(t2)
+    ...     for i in range(3):
+    ...         h = h * 2.0
+    ...     return h
+    ... ''').body[0]
+    >>> m, v = VarType("array", "float64", 2), VarType("array", "float64", 1)
+    >>> types = TypeTable({"x": m, "w": m, "b": v, "t1": m, "t2": m, "h": m}, m)
+    >>> shapes = static_shapes(node, types, ["x", "w", "b"], (("a", "b"), ("b", "c"), ("c",)))
+    >>> shapes["h"] == shapes["t1"] == (("class", "a"), ("class", "c"))
+    True
+"""
+
+from __future__ import annotations
+
+import ast
+
+from .. import ir, rules
+from ..normalize.elements import FRESH, LIKE, Shapes
+
+UNKNOWN = None
+MATRIX_PRODUCTS = {"matmul", "np.dot", "np.matmul"}
+#: Generated calls whose result has the shape of one argument (its position).
+SHAPE_OF_ARGUMENT = {
+    "sum_to": 1,
+    "matmul_adjoint_left": 1,
+    "matmul_adjoint_right": 2,
+    "dot_adjoint_left": 1,
+    "dot_adjoint_right": 2,
+}
+
+
+def static_shapes(node: ast.FunctionDef, types, params: list[str], dims) -> dict[str, tuple]:
+    """Each array name whose shape is the same symbolic tuple at every binding."""
+    fixed = Shapes(params, dims, node, types).fixed
+    fixed |= {n: () for n, kind in types.variables.items() if kind.kind in ("float", "int", "bool")}
+    bindings = _bindings(node, types)
+    poisoned: set[str] = set()
+    while True:
+        shapes = _assumed(bindings, fixed, poisoned, types)
+        wrong = {
+            name
+            for name, values in bindings.items()
+            if name in shapes
+            and name not in fixed  # bound once, its shape read from that binding
+            and any(expression_shape(value, shapes) != shapes[name] for value in values)
+        }
+        if not wrong:
+            return shapes
+        poisoned |= wrong
+
+
+def _bindings(node: ast.FunctionDef, types) -> dict[str, list[ast.expr]]:
+    """The values bound to each array name (a permutation binds each target its source)."""
+    out: dict[str, list[ast.expr]] = {}
+    for stmt in ast.walk(node):
+        if isinstance(stmt, (ast.For, ast.AugAssign)) and isinstance(stmt.target, ast.Name):
+            out.setdefault(stmt.target.id, []).append(ast.Constant(None))  # unknown
+        if not isinstance(stmt, ast.Assign):
+            continue
+        if ir.is_permutation(stmt):
+            for target, source in ir.permutation_pairs(stmt):
+                out.setdefault(target, []).append(ir.load(source))
+        elif isinstance(stmt.targets[0], ast.Name):
+            for target in stmt.targets:
+                if isinstance(target, ast.Name) and types[target.id].kind == "array":
+                    out.setdefault(target.id, []).append(stmt.value)
+    return out
+
+
+def _assumed(bindings: dict, fixed: dict, poisoned: set[str], types) -> dict[str, tuple]:
+    """Shapes found by propagating from the fixed ones, each name taking the shape of
+    the first of its bindings that is known (checked against the others afterwards)."""
+    shapes = dict(fixed)
+    grew = True
+    while grew:
+        grew = False
+        for name, values in bindings.items():
+            if name in shapes or name in poisoned or name in types.reshaped:
+                continue
+            for value in values:
+                shape = expression_shape(value, shapes)
+                if shape is not UNKNOWN:
+                    shapes[name] = shape
+                    grew = True
+                    break
+    return shapes
+
+
+def expression_shape(value: ast.expr, shapes: dict):
+    """The symbolic shape of ``value`` given those of the names it reads (``()`` for
+    numbers), or UNKNOWN. Also for generated code: ``sum_to(g, like)`` has ``like``'s
+    shape and the matrix-product adjoints that of the operand they belong to."""
+    if isinstance(value, ast.Constant):
+        return () if isinstance(value.value, (int, float)) else UNKNOWN
+    if isinstance(value, ast.Name):
+        return shapes.get(value.id, UNKNOWN)
+    call = rules.call_path(value.func) if isinstance(value, ast.Call) else ""
+    if call in LIKE and len(value.args) == 1 and not value.keywords:
+        return expression_shape(value.args[0], shapes)
+    if call in SHAPE_OF_ARGUMENT and not value.keywords:
+        return expression_shape(value.args[SHAPE_OF_ARGUMENT[call]], shapes)
+    matmul = isinstance(value, ast.BinOp) and isinstance(value.op, ast.MatMult)
+    if call in MATRIX_PRODUCTS or matmul:
+        return _product(rules.operands(value), shapes)
+    if call in FRESH:
+        return UNKNOWN
+    rule = rules.lookup(rules.rule_name(value))
+    if rule is None or rule.adjoints is not None:
+        return UNKNOWN
+    return _broadcast([expression_shape(arg, shapes) for arg in rules.operands(value)])
+
+
+def _product(operands: list[ast.expr], shapes: dict):
+    """The shape of a matrix product of two arrays of rank 1 or 2."""
+    if len(operands) != 2:
+        return UNKNOWN
+    left, right = (expression_shape(arg, shapes) for arg in operands)
+    if left is UNKNOWN or right is UNKNOWN or not left or not right:
+        return UNKNOWN
+    if len(left) > 2 or len(right) > 2:
+        return UNKNOWN
+    return left[:-1] + right[1:]
+
+
+def _broadcast(shapes: list):
+    """NumPy's broadcast of symbolic shapes; UNKNOWN where an axis may differ."""
+    if any(shape is UNKNOWN for shape in shapes):
+        return UNKNOWN
+    rank = max(len(shape) for shape in shapes)
+    out = []
+    for axis in range(-rank, 0):
+        lengths = {shape[axis] for shape in shapes if len(shape) >= -axis}
+        if len(lengths) != 1:
+            return UNKNOWN  # two symbols: equal, or one of them 1; not provably either
+        out.append(lengths.pop())
+    return tuple(out)

@@ -1,0 +1,161 @@
+"""Bind an array adjoint to its first contribution instead of zeroing it and adding.
+
+The reverse sweep allocates each array adjoint zeroed (``t_bar = np.zeros_like(t)``)
+and adds every contribution into it. Where the adjoint is a private buffer
+(forwarding.py: no other name ever holds its memory) that is certainly all zeros,
+and the contribution is a new array of its shape, that array *is* its value:
+``add_into(t_bar, e)`` becomes ``t_bar = e``, and the zeroing, now unread, goes
+(cleanup.py). Where the contribution is another private buffer that nothing
+mentions afterwards, the adjoint takes that buffer over. Shapes are the static
+ones of ``analysis/static_shapes.py``; ``0.0 + e`` is ``e``, so the values are
+bit for bit the same, up to the sign of zeros.
+
+    >>> fn = ast.parse('''
+    ... def f_vjp(x, w, g):
+    ...     t_bar = np.zeros_like(t)
+    ...     w_bar = np.zeros_like(w)
+    ...     t_bar += (1.0 - h * h) * g
+    ...     add_into(w_bar, matmul_adjoint_right(t_bar, x, w))
+    ...     return (w_bar,)
+    ... ''').body[0]
+    >>> shape = (("class", "n"), ("class", "m"))
+    >>> shapes = {"t": shape, "h": shape, "g": shape, "w": (("class", "k"),) + shape[1:]}
+    >>> bind_first_contributions(fn, shapes)
+    True
+    >>> print(ast.unparse(fn.body[2]))
+    t_bar = (1.0 - h * h) * g
+    >>> print(ast.unparse(fn.body[3]))
+    w_bar = matmul_adjoint_right(t_bar, x, w)
+"""
+
+from __future__ import annotations
+
+import ast
+
+from ..analysis.static_shapes import UNKNOWN, expression_shape
+from ..normalize.elements import UNARY_UFUNCS
+from .effects import names_read
+from .forwarding import (
+    NO_REFERENCE_KEPT,
+    ZeroBuffers,
+    accumulation_of,
+    buffers_written,
+    fill_target,
+    private_buffers,
+)
+
+#: NumPy functions of several arrays that always return a new array.
+FRESH_NUMPY = UNARY_UFUNCS | {"np.maximum", "np.minimum", "np.where", "np.power", "np.clip"}
+
+
+def bind_first_contributions(function: ast.FunctionDef, shapes: dict) -> bool:
+    """Rewrite, in place, as the module docstring says; whether anything changed.
+    ``shapes`` gives the symbolic shapes of the names that have one."""
+    private = private_buffers(function, returned=True)  # rebinding is seen by the return
+    if not private:
+        return False
+    likes = _zeros_like_sources(function, private)
+    shapes = dict(shapes)
+    shapes |= {buffer: shapes[like] for buffer, like in likes.items() if like in shapes}
+    analysis = _FirstContributions(private, shapes, function.body, likes)
+    analysis.block(function.body, frozenset())
+    return analysis.changed
+
+
+def _zeros_like_sources(function: ast.FunctionDef, private: set[str]) -> dict[str, str]:
+    """For each private buffer bound as ``np.zeros_like(a)``, the name ``a``."""
+    out = {}
+    for stmt in ast.walk(function):
+        if isinstance(stmt, ast.Assign) and isinstance(stmt.targets[0], ast.Name):
+            name, value = stmt.targets[0].id, stmt.value
+            like = isinstance(value, ast.Call) and ast.unparse(value.func) == "np.zeros_like"
+            if name in private and like and len(value.args) == 1:
+                if isinstance(value.args[0], ast.Name):
+                    out[name] = value.args[0].id
+    return out
+
+
+def _summed_like(value: ast.expr, buffer: str) -> bool:
+    """Whether ``value`` is ``sum_to(e, buffer)``: it reads the buffer for its shape."""
+    if not (isinstance(value, ast.Call) and ast.unparse(value.func) == "sum_to"):
+        return False
+    return len(value.args) == 2 and ast.unparse(value.args[1]) == buffer
+
+
+class _FirstContributions(ZeroBuffers):
+    """Private buffers certainly zero before each statement; the first contributions."""
+
+    def __init__(self, private: set[str], shapes: dict, top_level: list[ast.stmt], likes):
+        super().__init__(private)
+        self.shapes = shapes
+        self.top_level = top_level
+        self.likes = likes  # buffer -> the array it is np.zeros_like of, by name
+        last = top_level[-1] if top_level else None
+        self.results = names_read(last) if isinstance(last, ast.Return) else set()
+        self.shared: set[str] = set()  # names that share an array after a takeover
+
+    def rewrite_at(self, stmts: list[ast.stmt], index: int, zero: frozenset) -> bool:
+        found = accumulation_of(stmts[index])
+        if found is None or not isinstance(found[0], ast.Name) or found[0].id not in zero:
+            return False
+        buffer, value = found[0].id, found[1]
+        shape = self.shapes.get(buffer, UNKNOWN)
+        if shape is UNKNOWN or expression_shape(value, self.shapes) != shape:
+            return False  # a contribution broadcast into the buffer: it keeps its zeros
+        if not (self.fresh(value) or self.taken_over(stmts, index, value, buffer)):
+            return False
+        like = self.likes.get(buffer)
+        if _summed_like(value, buffer) and like is not None:
+            value.args[1] = ast.Name(like, ast.Load())  # its shape, not its zeros
+        old = stmts[index]
+        stmts[index] = ast.copy_location(ast.Assign([ast.Name(buffer, ast.Store())], value), old)
+        if hasattr(old, "origin"):
+            stmts[index].origin = old.origin
+        return True
+
+    def fresh(self, value: ast.expr) -> bool:
+        """Whether ``value`` is a new array that no name holds."""
+        if isinstance(value, (ast.BinOp, ast.UnaryOp)):
+            return True  # array arithmetic allocates its result
+        if not isinstance(value, ast.Call) or value.keywords:
+            return False
+        name = ast.unparse(value.func)
+        if name in FRESH_NUMPY or (name in NO_REFERENCE_KEPT and name != "sum_to"):
+            return True
+        if name == "sum_to" and len(value.args) == 2:
+            summed, like = (expression_shape(arg, self.shapes) for arg in value.args)
+            reduces = UNKNOWN not in (summed, like) and summed != like
+            return reduces or self.fresh(value.args[0])  # else it may return its argument
+        return False
+
+    def taken_over(self, stmts: list[ast.stmt], index: int, value, buffer: str) -> bool:
+        """Whether ``buffer`` may take over ``value``, another private buffer, at the
+        function's top level (no later iteration reuses either): neither changes after
+        this statement, and a result never shares its array with another name that is
+        read afterwards or that already shares one."""
+        if stmts is not self.top_level or not isinstance(value, ast.Name):
+            return False
+        source, later = value.id, stmts[index + 1 :]
+        if source == buffer or source not in self.private or source in self.results:
+            return False
+        if buffer in self.results:
+            mentioned = any(source in _names(stmt) for stmt in later)
+            if mentioned or source in self.shared:
+                return False
+        for stmt in later:
+            changed = {name for node in ast.walk(stmt) for name in _written(node)}
+            if {source, buffer} & changed:
+                return False
+        self.shared |= {source, buffer}
+        return True
+
+
+def _names(node: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+
+def _written(node: ast.AST) -> set[str]:
+    """Buffers ``node`` changes, if it is a statement: bound, filled, added or stored into."""
+    if not isinstance(node, ast.stmt):
+        return set()
+    return buffers_written(node) | {fill_target(node)}

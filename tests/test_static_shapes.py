@@ -1,0 +1,111 @@
+"""Static shapes (sourcediff/analysis/static_shapes.py): an elementwise adjoint is summed
+back to its operand's shape only where broadcasting may have happened."""
+
+import ast
+import textwrap
+
+import numpy as np
+
+import sourcediff as sd
+from sourcediff.analysis.static_shapes import static_shapes
+from sourcediff.analysis.types import TypeTable, VarType
+
+MATRIX, VECTOR, FLOAT = (
+    VarType("array", "float64", 2),
+    VarType("array", "float64", 1),
+    VarType("float"),
+)
+
+
+def _shapes(source: str, variables: dict, params: list[str], dims=None, reshaped=()):
+    node = ast.parse(textwrap.dedent(source)).body[0]
+    types = TypeTable(variables, FLOAT, reshaped=frozenset(reshaped))
+    return static_shapes(node, types, params, dims)
+
+
+def test_two_arguments_of_unrelated_lengths_broadcast_to_no_known_shape():
+    shapes = _shapes(
+        """
+        def f(a, b):
+            t = a + b
+            return t
+        """,
+        {"a": VECTOR, "b": VECTOR, "t": VECTOR},
+        ["a", "b"],
+    )
+    assert "t" not in shapes  # len(a) == 1 or len(b) == 1 would broadcast
+
+
+def test_equal_argument_lengths_and_scalars_keep_the_shape():
+    shapes = _shapes(
+        """
+        def f(a, b, s):
+            t = a * s
+            u = t - b
+            return u
+        """,
+        {"a": VECTOR, "b": VECTOR, "t": VECTOR, "u": VECTOR, "s": FLOAT},
+        ["a", "b", "s"],
+        dims=(("n",), ("n",), None),
+    )
+    assert shapes["t"] == shapes["u"] == shapes["a"] == (("class", "n"),)
+
+
+def test_a_name_rebound_to_another_shape_has_none():
+    shapes = _shapes(
+        """
+        def f(m, v):
+            x = np.copy(v)
+            for i in range(3):
+                x = matmul(m, x)
+            return x
+        """,
+        {"m": MATRIX, "v": VECTOR, "x": VECTOR},
+        ["m", "v"],
+        dims=(("r", "c"), ("c",)),
+    )
+    assert "x" not in shapes  # (c,) before the loop, (r,) after one product
+
+
+def test_a_shape_variant_array_has_none():
+    shapes = _shapes(
+        """
+        def f(a):
+            t = a * 2.0
+            return t
+        """,
+        {"a": VECTOR, "t": VECTOR},
+        ["a"],
+        reshaped=["t"],
+    )
+    assert "t" not in shapes
+
+
+def mlp(w1, b1, w2, x, y):
+    h = np.tanh(x @ w1 + b1)
+    r = h @ w2 - y
+    return np.sum(r * r)
+
+
+def _mlp_gradient(w1, b1, w2, x, y):
+    t = x @ w1 + b1
+    h = np.tanh(t)
+    r = h @ w2 - y
+    r_bar = 2.0 * r
+    h_bar = r_bar @ w2.T
+    t_bar = (1.0 - h * h) * h_bar
+    return x.T @ t_bar, t_bar.sum(axis=0), h.T @ r_bar
+
+
+def test_the_adjoint_of_a_same_shape_operation_is_not_reduced_and_is_right():
+    rng = np.random.default_rng(3)
+    args = (rng.normal(size=(3, 5)), rng.normal(size=5), rng.normal(size=(5, 2)))
+    args += (rng.normal(size=(7, 3)), rng.normal(size=(7, 2)))
+    source = sd.adjoint_source(mlp, argnums=(0, 1, 2), args=args)
+    reverse = source[source.index("def mlp_vjp") : source.index("def mlp_record_bytes")]
+    assert reverse.count("sum_to(") == 1  # only the bias, broadcast over the batch
+    assert "add_into" not in reverse  # every adjoint bound to its one contribution
+    for jit in (True, False):
+        got = sd.grad(mlp, argnums=(0, 1, 2), jit=jit)(*args)
+        for g, expected in zip(got, _mlp_gradient(*args)):
+            np.testing.assert_allclose(g, expected, rtol=1e-10, atol=1e-12)
