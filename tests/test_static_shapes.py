@@ -67,6 +67,21 @@ def test_a_name_rebound_to_another_shape_has_none():
     assert "x" not in shapes  # (c,) before the loop, (r,) after one product
 
 
+def test_a_rebound_argument_has_no_shape_from_its_new_values():
+    shapes = _shapes(
+        """
+        def f(u, v):
+            t = u * 2.0
+            u = v * 2.0
+            return t
+        """,
+        {"u": VECTOR, "v": VECTOR, "t": VECTOR},
+        ["u", "v"],
+        dims=(("n",), ("m",)),
+    )
+    assert "u" not in shapes and "t" not in shapes  # u arrives with the caller's shape
+
+
 def test_a_shape_variant_array_has_none():
     shapes = _shapes(
         """

@@ -56,6 +56,8 @@ def static_shapes(node: ast.FunctionDef, types, params: list[str], dims) -> dict
     fixed = Shapes(params, dims, node, types).fixed
     fixed |= {n: () for n, kind in types.variables.items() if kind.kind in ("float", "int", "bool")}
     bindings = _bindings(node, types)
+    for name in set(params) & set(bindings):
+        bindings[name].append(ast.Constant(None))  # the caller's array, of unknown shape
     poisoned: set[str] = set()
     while True:
         shapes = _assumed(bindings, fixed, poisoned, types)
