@@ -219,7 +219,12 @@ class ReverseBuilder(StatementAdjoints):
     def known_shapes(self, atoms: list[ast.expr], seeds: list[str]) -> dict:
         """Symbolic shapes (analysis/static_shapes.py) of the adjoint function's names
         that have one: primal names, their adjoints, the seeds of returned names."""
-        shapes = dict(self.types.shapes)
+        # Only float64 arrays: binding an adjoint to a new array must keep its dtype.
+        shapes = {
+            name: shape
+            for name, shape in self.types.shapes.items()
+            if shape == () or self.types[name].dtype == "float64"
+        }
         shapes |= {bar: shapes[name] for name, bar in self.bars.items() if name in shapes}
         for atom, seed in zip(atoms, seeds):
             if isinstance(atom, ast.Name) and atom.id in shapes:
