@@ -124,3 +124,20 @@ def test_the_adjoint_of_a_same_shape_operation_is_not_reduced_and_is_right():
         got = sd.grad(mlp, argnums=(0, 1, 2), jit=jit)(*args)
         for g, expected in zip(got, _mlp_gradient(*args)):
             np.testing.assert_allclose(g, expected, rtol=1e-10, atol=1e-12)
+
+
+def scaled_identity(s, K):
+    n = K.shape[0]
+    M = K + s * np.eye(n)
+    return np.sum(M * M) + np.sum(s * np.identity(3) @ K[0])
+
+
+def test_a_number_times_a_constructed_array_is_summed_back_to_a_number():
+    """A constructor (np.eye) is not elementwise in its arguments: s * np.eye(n) has
+    the shape of the matrix, and s's adjoint is summed over it."""
+    K = np.arange(9.0).reshape(3, 3)
+    for s in (0.5, -1.25):
+        expected = 2.0 * np.trace(K + s * np.eye(3)) + np.sum(K[0])
+        for jit in (True, False):
+            got = sd.grad(scaled_identity, jit=jit)(s, K)
+            assert np.ndim(got) == 0 and abs(got - expected) < 1e-10 * abs(expected)

@@ -9,11 +9,12 @@ about two seconds of compile on its own).
 A shape is a tuple of length symbols. An argument the function never rebinds has
 the caller's lengths, and equal argument dimensions share a symbol (the request's
 ``dims``, see ``normalize.elements.Shapes``); so do copies and fresh arrays of
-known lengths. Through an assignment, an elementwise operation (a rule without a
-hand-written adjoint: ``+``, ``np.tanh``, ``np.maximum``...) has the broadcast shape
-of its operands, where each axis is known to agree; a matrix product has its outer
-lengths. A name bound several times (``u = u + dt * lap`` in a loop) has a shape
-when every binding gives the same one, found by assuming it and checking it.
+known lengths. Through an assignment, an elementwise operation (arithmetic,
+``np.tanh``, ``np.maximum``, ``np.where``...; never a constructor such as
+``np.eye(n)``) has the broadcast shape of its operands, where each axis is known
+to agree; a matrix product has its outer lengths. A name bound several times
+(``u = u + dt * lap`` in a loop) has a shape when every binding gives the same
+one, found by assuming it and checking it.
 
     >>> from sourcediff.analysis.types import TypeTable, VarType
     >>> node = ast.parse('''
@@ -37,10 +38,15 @@ from __future__ import annotations
 import ast
 
 from .. import ir, rules
-from ..normalize.elements import FRESH, LIKE, Shapes
+from ..normalize.elements import LIKE, UNARY_UFUNCS, Shapes
 
 UNKNOWN = None
 MATRIX_PRODUCTS = {"matmul", "np.dot", "np.matmul"}
+#: NumPy functions whose result has the broadcast shape of all their arguments.
+BINARY_UFUNCS = {
+    f"np.{name}"
+    for name in "maximum minimum fmax fmin where clip power hypot arctan2 copysign".split()
+}
 #: Generated calls whose result has the shape of one argument (its position).
 SHAPE_OF_ARGUMENT = {
     "sum_to": 1,
@@ -126,11 +132,11 @@ def expression_shape(value: ast.expr, shapes: dict):
     matmul = isinstance(value, ast.BinOp) and isinstance(value.op, ast.MatMult)
     if call in MATRIX_PRODUCTS or matmul:
         return _product(rules.operands(value), shapes)
-    if call in FRESH:
-        return UNKNOWN
-    rule = rules.lookup(rules.rule_name(value))
-    if rule is None or rule.adjoints is not None:
-        return UNKNOWN
+    elementwise = call in UNARY_UFUNCS | BINARY_UFUNCS
+    elementwise |= isinstance(value, ast.BinOp) and type(value.op) in rules.BINOP_NAMES
+    elementwise |= isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.USub)
+    if not elementwise:
+        return UNKNOWN  # a constructor (np.eye(n)), a reduction, a reshape...
     return _broadcast([expression_shape(arg, shapes) for arg in rules.operands(value)])
 
 

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import ast
 
-from ..analysis.static_shapes import UNKNOWN, expression_shape
+from ..analysis.static_shapes import BINARY_UFUNCS, UNKNOWN, expression_shape
 from ..normalize.elements import UNARY_UFUNCS
 from .effects import names_read
 from .forwarding import (
@@ -44,8 +44,8 @@ from .forwarding import (
     private_buffers,
 )
 
-#: NumPy functions of several arrays that always return a new array.
-FRESH_NUMPY = UNARY_UFUNCS | {"np.maximum", "np.minimum", "np.where", "np.power", "np.clip"}
+#: NumPy functions that always return a new array.
+FRESH_NUMPY = UNARY_UFUNCS | BINARY_UFUNCS
 
 
 def bind_first_contributions(function: ast.FunctionDef, shapes: dict) -> bool:
