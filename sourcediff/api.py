@@ -22,6 +22,7 @@ from .dispatch import (
     copies,
     differentiable,
     outputs_of,
+    shaped_like,
     tangent_function,
     unpickle_with_sources,
 )
@@ -53,7 +54,8 @@ class _ValueAndGrad(Specializer):
                 self.parsed.node.lineno,
             )
         value, grads = self.call(adjoint, args + (1.0,))
-        grads = self.regroup(tuple(as_python(g) for g in grads), given)
+        grads = tuple(shaped_like(g, args[k]) for g, k in zip(grads, self.argnums))
+        grads = self.regroup(grads, given)
         grad = grads[0] if self.single else grads
         return (as_python(value), grad) if self.with_value else grad
 

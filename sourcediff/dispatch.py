@@ -287,6 +287,20 @@ def as_python(value):
     return float(value) if isinstance(value, (float, np.floating)) else value
 
 
+def shaped_like(gradient, argument):
+    """``gradient`` as API.md promises it: an ndarray of ``argument``'s shape and dtype
+    for an ndarray (a 0-d array's adjoint is computed as a number), else as_python.
+
+    >>> shaped_like(1.5, np.array(0.5))
+    array(1.5)
+    """
+    if isinstance(argument, np.ndarray):
+        if not (isinstance(gradient, np.ndarray) and gradient.shape == argument.shape):
+            return np.asarray(gradient, dtype=argument.dtype).reshape(argument.shape)
+        return gradient
+    return as_python(gradient)
+
+
 def differentiable(value) -> bool:
     if isinstance(value, np.ndarray):
         return value.dtype.kind == "f"

@@ -144,3 +144,20 @@ def tuple_from_two_returns(x, y):
 @pytest.mark.parametrize("point", [(0.8, 0.3), (0.2, 0.9)])
 def test_helpers_returning_tuples_from_several_returns(point):
     sd.check_grad(tuple_from_two_returns, *point, argnums=(0, 1), jit=False)
+
+
+def exp_sum_scaled(x, w):
+    return np.sum(np.exp(x)) * w
+
+
+def test_the_gradient_of_a_zero_dimensional_array_is_a_zero_dimensional_array():
+    """API.md: a gradient has the type and shape of its input (found by a bug hunt: a
+    0-d array's gradient came back as a float)."""
+    x = np.array(0.5)
+    for jit in (True, False):
+        g = sd.grad(exp_sum_scaled, jit=jit)(x, 2.0)
+        assert isinstance(g, np.ndarray) and g.shape == () and g.dtype == np.float64
+        assert abs(float(g) - 2.0 * np.exp(0.5)) < 1e-12
+        gx, gw = sd.grad(exp_sum_scaled, argnums=(0, 1), jit=jit)(x, 2.0)
+        assert isinstance(gx, np.ndarray) and isinstance(gw, float)
+        assert abs(gw - np.exp(0.5)) < 1e-12
