@@ -136,6 +136,7 @@ class _Writer:
         self.fusion_rng = random.Random(f"fusion {rng.getstate()[1][:4]}")
         self.fusion_count = 0
         self.cycle_rng = random.Random(f"cycle {rng.getstate()[1][:4]}")
+        self.shape_rng = random.Random(f"shape {rng.getstate()[1][:4]}")
 
     def fresh(self, stem: str) -> str:
         self.counter += 1
@@ -185,6 +186,8 @@ class _Writer:
                 self.elementwise_run(depth)
             if self.loop_depth == 0 and self.cycle_rng.random() < 0.05:
                 self.sub_cycled_loop(depth)
+            if self.shape_rng.random() < 0.06:
+                self.broadcast_mix(depth)
 
     def statement(self, depth: int) -> None:
         choices = [
@@ -333,6 +336,28 @@ class _Writer:
             self.emit(depth + 2, f"{z} = math.sin({z}) + 0.1 * {z} * {target}")
             self.tags.add("sub_cycled_for")
         self.emit(depth + 1, f"{target} = {target} + 0.1 * math.sin({z})")
+
+    def broadcast_mix(self, depth: int) -> None:
+        """Numbers times constructed arrays, vectors broadcast against ``m``, outer
+        products: the operands' shapes differ, so each adjoint is summed back to its
+        operand's shape (a float's, a vector's), or provably need not be. Drawn from a
+        stream of its own, like :meth:`elementwise_run`."""
+        main, self.rng = self.rng, self.shape_rng
+        try:
+            name, vec = self.fresh("c"), self.rng.choice(self.vectors)
+            forms = [
+                f"m + {self.scalar(1)} * np.eye(4)",
+                f"np.maximum(m, {self.scalar(1)} * np.identity(4))",
+                f"{vec} + {self.scalar(1)} * np.ones(4)",
+                f"m * {vec} + {vec}",
+                f"np.outer({vec}, np.sin({vec})) * {self.scalar(1)} + m",
+                f"np.tanh(m - {vec}) * np.full(4, {self.scalar(1)})",
+            ]
+            self.emit(depth, f"{name} = {self.rng.choice(forms)}")
+            self.emit(depth, f"{self.sum_target()} np.sum({name} * {name})")
+            self.tags.add("broadcast_mix")
+        finally:
+            self.rng = main
 
     def _elementwise_run(self, depth: int) -> None:
         if self.rng.random() < 0.3:
