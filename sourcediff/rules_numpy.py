@@ -282,6 +282,10 @@ def _reduction_rows() -> list[Rule]:
     along_tangent = ("np.sum(extreme_mask_along(x, out, axis) * tangent, axis=axis)", None)
     for name in ("max_along", "min_along"):
         rows.append(Rule(name, ("x", "axis"), ("1", None), along, along_tangent))
+    # The masks are piecewise constant: a second derivative through np.max (reverse mode
+    # over the tangent above) sees no contribution from them.
+    rows.append(Rule("first_extreme_mask", ("x", "extreme"), (None, None)))
+    rows.append(Rule("extreme_mask_along", ("x", "extreme", "axis"), (None, None, None)))
     product_back = ("prod_along_adjoint(x, g, axis)", None)
     product_on = ("np.sum(prod_along_adjoint(x, np.ones(out.shape), axis) * tangent, axis)", None)
     rows.append(Rule("prod_along", ("x", "axis"), ("1", None), product_back, product_on))
