@@ -222,10 +222,9 @@ def _write_adjoint_module(parsed, request: Request, path, names: tuple, shadow: 
         spec = AdjointSpec(wrt, names[1], plan, names[2], shadow)
         built = build_adjoint(nf, types, active, recording, recomputed, spec, outputs)
     _dump("reverse", _function_text(built.vjp, nf))
-    functions = [built.vjp, built.counting] + ([built.shadow] if built.shadow else [])
-    optimized_functions = [optimized(built.vjp, parsed, built.shapes)]
-    optimized_functions += [optimized(f, parsed) for f in functions[1:]]
-    texts = [_function_text(f, nf) for f in [primal] + optimized_functions]
+    functions = [primal, optimized(built.vjp, parsed, built.shapes)]
+    functions += [optimized(f, parsed) for f in (built.counting, built.shadow) if f is not None]
+    texts = [_function_text(f, nf) for f in functions]
     _dump("optimize", texts[1])
     # Nothing to checkpoint when nothing is recorded: "auto" then needs no count.
     time_loops = has_time_loop(nf.node, types) and built.records

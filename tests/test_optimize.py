@@ -243,6 +243,27 @@ def test_a_buffer_is_taken_over_only_if_neither_changes_and_no_result_shares_it(
     assert "u_bar = t_bar" in ast.unparse(_bound(dead, shapes)[0])
 
 
+def test_a_same_rank_sum_of_other_symbols_may_return_its_argument_and_is_not_bound():
+    """np.zeros(4) and a vector of class n have different symbols but may be equal at run
+    time; then sum_to returns s_bar itself, and b_bar must not share it."""
+    source = """
+        def f_vjp(b, g, c_bar):
+            s_bar = np.zeros(4)
+            b_bar = np.zeros_like(b)
+            add_into(s_bar, g)
+            add_into(b_bar, sum_to(s_bar, b_bar))
+            add_into(s_bar, g)
+            add_into(c_bar, s_bar)
+            return (b_bar,)
+        """
+    shapes = {"b": (("class", "n"),), "s_bar": (("constant", 4),), "g": (("constant", 4),)}
+    fn, _ = _bound(source, shapes)
+    assert "add_into(b_bar, sum_to(s_bar, b_bar))" in ast.unparse(fn)
+    lower_rank = source.replace("np.zeros_like(b)", "np.zeros_like(c)")
+    fn, _ = _bound(lower_rank, shapes | {"c": ()})
+    assert "add_into(b_bar" not in ast.unparse(fn)  # a sum over every axis is a new value
+
+
 def test_a_shared_buffer_is_never_bound():
     source = """
         def f_vjp(t, g):

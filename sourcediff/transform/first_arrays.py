@@ -42,6 +42,7 @@ from .forwarding import (
     buffers_written,
     fill_target,
     private_buffers,
+    zeros_binding,
 )
 
 #: NumPy functions that always return a new array.
@@ -66,12 +67,11 @@ def _zeros_like_sources(function: ast.FunctionDef, private: set[str]) -> dict[st
     """For each private buffer bound as ``np.zeros_like(a)``, the name ``a``."""
     out = {}
     for stmt in ast.walk(function):
-        if isinstance(stmt, ast.Assign) and isinstance(stmt.targets[0], ast.Name):
-            name, value = stmt.targets[0].id, stmt.value
-            like = isinstance(value, ast.Call) and ast.unparse(value.func) == "np.zeros_like"
-            if name in private and like and len(value.args) == 1:
-                if isinstance(value.args[0], ast.Name):
-                    out[name] = value.args[0].id
+        name = zeros_binding(stmt) if isinstance(stmt, ast.stmt) else ""
+        if name in private and ast.unparse(stmt.value.func) == "np.zeros_like":
+            args = stmt.value.args
+            if len(args) == 1 and isinstance(args[0], ast.Name):
+                out[name] = args[0].id
     return out
 
 
@@ -123,9 +123,12 @@ class _FirstContributions(ZeroBuffers):
         if name in FRESH_NUMPY or (name in NO_REFERENCE_KEPT and name != "sum_to"):
             return True
         if name == "sum_to" and len(value.args) == 2:
+            # A lower rank certainly sums into a new array. Other symbols that differ may
+            # still be equal lengths at run time (np.zeros(4) and a vector of 4), and then
+            # sum_to returns its argument itself.
             summed, like = (expression_shape(arg, self.shapes) for arg in value.args)
-            reduces = UNKNOWN not in (summed, like) and summed != like
-            return reduces or self.fresh(value.args[0])  # else it may return its argument
+            reduces = UNKNOWN not in (summed, like) and len(summed) > len(like)
+            return reduces or self.fresh(value.args[0])
         return False
 
     def taken_over(self, stmts: list[ast.stmt], index: int, value, buffer: str) -> bool:
