@@ -5,7 +5,12 @@ Each kernel runs in a fresh process with empty caches (sourcediff's and Numba's)
 is Numba compiling the generated functions on their first call (for policy "auto",
 the counting function it plans from, then the derivative).
 
-    python benchmarks/bench_first_call.py [--policy store] [--only heat nbody]
+With ``--warm-helpers`` Numba's cache of sourcediff's runtime helpers (matrix products,
+``sum_to``, ``add_into``: cached functions, compiled once per machine) is filled by a
+first run of the kernel, and the measured run has an empty sourcediff cache: the first
+call of a new function on a machine where sourcediff has run before.
+
+    python benchmarks/bench_first_call.py [--policy store] [--only heat nbody] [--warm-helpers]
 """
 
 import argparse
@@ -24,7 +29,8 @@ KERNELS = ("heat", "wave", "nbody", "mlp_loss", "lorenz", "jacobi_2d", "mlp3", "
 RUN = """
 import sys, time
 sys.path.insert(0, {here!r})
-import run  # sets one thread and empty caches before Numba loads
+sys.argv.append("--warm")  # the caches are the ones this process was given
+import run  # sets one thread before Numba loads
 import sourcediff as sd
 kernel = next(k for k in run.kernels(1.0) if k.name == {name!r})
 start = time.perf_counter()
@@ -33,12 +39,13 @@ print("total", time.perf_counter() - start, file=sys.stderr)
 """
 
 
-def first_call(name: str, policy: str) -> dict:
+def first_call(name: str, policy: str, warm_helpers: bool) -> dict:
     """Seconds per stage of one cold ``sd.grad`` first call, in a fresh process."""
     with tempfile.TemporaryDirectory() as cache:
-        env = dict(os.environ, SOURCEDIFF_TIMING="1", SOURCEDIFF_CACHE_DIR=cache)
-        code = RUN.format(here=str(HERE), name=name, policy=policy)
-        done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+        numba_cache = os.path.join(cache, "numba")
+        if warm_helpers:
+            run_once(name, policy, os.path.join(cache, "warm-up"), numba_cache)
+        done = run_once(name, policy, os.path.join(cache, "sourcediff"), numba_cache)
     seconds = collections.Counter()
     for line in done.stderr.splitlines():
         if line.startswith("sourcediff timing:"):
@@ -51,15 +58,24 @@ def first_call(name: str, policy: str) -> dict:
     return seconds
 
 
+def run_once(name: str, policy: str, cache: str, numba_cache: str):
+    """One process computing the kernel's gradient with the given caches."""
+    env = dict(os.environ, SOURCEDIFF_TIMING="1", SOURCEDIFF_CACHE_DIR=cache)
+    env["NUMBA_CACHE_DIR"] = numba_cache
+    code = RUN.format(here=str(HERE), name=name, policy=policy)
+    return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--policy", default="auto")
     parser.add_argument("--only", nargs="*", default=KERNELS)
+    parser.add_argument("--warm-helpers", action="store_true")
     options = parser.parse_args()
     columns = STAGES + ("compile", "total")
     print(f"{'kernel':10}" + "".join(f"{c:>10}" for c in columns))
     for name in options.only:
-        seconds = first_call(name, options.policy)
+        seconds = first_call(name, options.policy, options.warm_helpers)
         print(f"{name:10}" + "".join(f"{seconds[c]:>10.2f}" for c in columns), flush=True)
 
 

@@ -22,15 +22,15 @@ def dot(a, b):
 @overload(dot)
 def _dot(a, b):
     if a.ndim == 1 and b.ndim == 1:
-        return _dot_vv
+        return lambda a, b: _dot_vv(a, b)
     if a.ndim == 2 and _blas_operands(a, b):
-        return _dot_blas  # matrix products through SciPy's BLAS, as np.dot in Numba
+        return lambda a, b: _dot_blas(a, b)  # through SciPy's BLAS, as np.dot in Numba
     if a.ndim == 2 and b.ndim == 1:
-        return _dot_mv
+        return lambda a, b: _dot_mv(a, b)
     if a.ndim == 1 and b.ndim == 2:
-        return lambda a, b: _dot_mv_jit(b.T, a)
+        return lambda a, b: _dot_mv(b.T, a)
     if a.ndim == 2 and b.ndim == 2:
-        return _dot_mm
+        return lambda a, b: _dot_mm(a, b)
     return None
 
 
@@ -50,10 +50,12 @@ def _contiguous_overload(x):
     return lambda x: np.ascontiguousarray(x)
 
 
+@numba.njit(cache=True)
 def _dot_blas(a, b):
     return np.dot(_contiguous(a), _contiguous(b))
 
 
+@numba.njit(cache=True)
 def _dot_vv(a, b):
     total = 0.0
     for i in range(a.shape[0]):
@@ -61,6 +63,7 @@ def _dot_vv(a, b):
     return total
 
 
+@numba.njit(cache=True)
 def _dot_mv(a, b):
     out = np.zeros(a.shape[0])
     for i in range(a.shape[0]):
@@ -71,6 +74,7 @@ def _dot_mv(a, b):
     return out
 
 
+@numba.njit(cache=True)
 def _dot_mm(a, b):
     out = np.zeros((a.shape[0], b.shape[1]))
     for i in range(a.shape[0]):
@@ -79,9 +83,6 @@ def _dot_mm(a, b):
             for j in range(b.shape[1]):
                 out[i, j] += aik * b[k, j]
     return out
-
-
-_dot_mv_jit = numba.njit(_dot_mv)  # a jitted twin: the vector-matrix case calls it
 
 
 def dot_adjoint_left(g, a, b):

@@ -106,19 +106,51 @@ def _sum_to(g, like):
     if not isinstance(g, types.Array):
         return lambda g, like: np.full(like.shape, g)
     if g.ndim == like.ndim:
-        return _sum_to_same_rank
-    return _sum_to_any_rank
+        return lambda g, like: _sum_to_same_rank(g, like)
+    return lambda g, like: _sum_to_any_rank(g, like)
 
 
+@numba.njit(cache=True)
 def _sum_to_same_rank(g, like):
+    """``sum_to`` where ``g`` and ``like`` have one rank: ``g`` itself when the shapes agree."""
     if g.shape == like.shape:
         return g
-    return _sum_to_any_rank_jit(g, like)
+    return _sum_to_any_rank(g, like)
 
 
+@numba.njit(cache=True)
 def _sum_to_any_rank(g, like):
-    flat = _reduce_flat(np.ascontiguousarray(g).ravel(), np.array(g.shape), np.array(like.shape))
+    """``sum_to`` of arrays: rows summed when ``like`` is 1s then ``g``'s trailing axes
+    (a bias, a keepdims mean), else the general broadcast reduction."""
+    g_shape, like_shape = np.array(g.shape), np.array(like.shape)
+    trailing = _trailing_size(g_shape, like_shape)
+    if trailing > 0 and g.size > 0:
+        rows = np.ascontiguousarray(g).reshape((g.size // trailing, trailing))
+        out = np.zeros(trailing, g.dtype)
+        for i in range(rows.shape[0]):
+            for j in range(trailing):
+                out[j] += rows[i, j]
+        return out.reshape(like.shape)
+    flat = _reduce_flat(np.ascontiguousarray(g).ravel(), g_shape, like_shape)
     return flat.reshape(like.shape)
+
+
+@numba.njit(cache=True)
+def _trailing_size(g_shape, like_shape):
+    """The size of ``like``'s shape when it is 1s then the same trailing axes as ``g``'s
+    (so that ``g`` sums to it over whole rows), else 0."""
+    if like_shape.shape[0] > g_shape.shape[0]:
+        return 0
+    padded = _padded(like_shape, g_shape.shape[0])
+    first = 0
+    while first < padded.shape[0] and padded[first] == 1:
+        first += 1
+    size = 1
+    for k in range(first, padded.shape[0]):
+        if padded[k] != g_shape[k]:
+            return 0
+        size *= padded[k]
+    return size
 
 
 @numba.njit(cache=True)
@@ -167,10 +199,6 @@ def _reduce_flat(flat, g_shape, like_shape):
         _multi_index(n, like_full, index)
         out[n] = reduced[_flat_index(index, like_full, spread)]
     return out
-
-
-# Jitted twins for implementations that call one another.
-_sum_to_any_rank_jit = numba.njit(_sum_to_any_rank)
 
 
 def first_extreme_mask(x, extreme):

@@ -150,41 +150,38 @@ def add_into(dst, src):
     dst += src
 
 
-def _loop_nest_source(rank: int) -> str:
-    """``dst[i0, ..] += src[i0, ..]`` over every index of a rank-``rank`` array."""
-    lines = ["def add(dst, src):"]
-    for axis in range(rank):
-        lines.append("    " * (axis + 1) + f"for i{axis} in range(dst.shape[{axis}]):")
-    index = ", ".join(f"i{axis}" for axis in range(rank))
-    lines.append("    " * (rank + 1) + f"dst[{index}] += src[{index}]")
-    return "\n".join(lines)
+@numba.njit(cache=True)
+def _add_flat(dst, src):
+    """``dst += src`` for C-contiguous arrays, as one flat loop when the shapes agree."""
+    if dst.shape == src.shape:
+        flat_dst, flat_src = dst.reshape(dst.size), src.reshape(src.size)
+        for i in range(flat_dst.shape[0]):
+            flat_dst[i] += flat_src[i]
+    else:
+        dst += src
 
 
-def _loop_nest(rank: int):
-    namespace: dict = {}
-    exec(_loop_nest_source(rank), namespace)
-    return numba.njit(namespace["add"])
-
-
-_LOOP_NESTS = {rank: _loop_nest(rank) for rank in (1, 2, 3, 4)}
+@numba.njit(cache=True)
+def _add_indexed(dst, src):
+    """``dst += src`` for arrays of one rank in any layout (views of adjoints)."""
+    if dst.shape == src.shape:
+        for index in np.ndindex(dst.shape):
+            dst[index] += src[index]
+    else:
+        dst += src
 
 
 @overload(add_into)
 def _add_into(dst, src):
+    # The loops are cached functions: compiled once per machine, not per derivative.
     def broadcast(dst, src):
         dst += src
 
-    if not (isinstance(src, types.Array) and src.ndim == dst.ndim and dst.ndim in _LOOP_NESTS):
+    if not (isinstance(src, types.Array) and src.ndim == dst.ndim):
         return broadcast
-    nest = _LOOP_NESTS[dst.ndim]
-
-    def impl(dst, src):
-        if dst.shape == src.shape:
-            nest(dst, src)
-        else:
-            dst += src
-
-    return impl
+    if dst.layout == "C" and src.layout == "C":
+        return lambda dst, src: _add_flat(dst, src)
+    return lambda dst, src: _add_indexed(dst, src)
 
 
 def as_vector(v):
