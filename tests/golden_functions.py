@@ -59,3 +59,14 @@ def mlp_loss(w1, b1, w2, x, y):
     h = np.tanh(w1 @ x + b1)
     d = w2 @ h - y
     return np.sum(d * d)
+
+
+def pair_energy(x, k):
+    """Harmonic springs between every pair of points (a triangular loop nest)."""
+    n = x.shape[0]
+    energy = 0.0
+    for i in range(n):
+        for j in range(i + 1, n):
+            d = x[j] - x[i]
+            energy += k * d * d
+    return energy

@@ -19,6 +19,7 @@ CASES = [
     ("first_crossing", g.first_crossing, (0, 1), (0.5, 3.0), "auto"),
     ("logistic", g.logistic, (0, 1), (2.0, 0.1, 100), "auto"),
     ("heat", g.heat, (0, 1), (np.linspace(0.0, 1.0, 8), 0.1, 10), "store"),
+    ("pair_energy", g.pair_energy, (0, 1), (np.linspace(0.0, 1.0, 5), 0.5), "store"),
     ("heat_checkpoint", g.heat, (0, 1), (np.linspace(0.0, 1.0, 8), 0.1, 10), sd.Checkpoint(4)),
     (
         "mlp_loss",

@@ -83,3 +83,12 @@ def live_after_writes(node: ast.FunctionDef) -> dict[int, frozenset]:
     liveness = _Liveness()
     liveness.block(node.body, frozenset())
     return liveness.after_writes
+
+
+def binding_counts(node: ast.FunctionDef) -> dict[str, int]:
+    """How many times each name is bound (a parameter once, by the call)."""
+    counts: dict[str, int] = {a.arg: 1 for a in node.args.args}
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Name) and not isinstance(sub.ctx, ast.Load):
+            counts[sub.id] = counts.get(sub.id, 0) + 1
+    return counts

@@ -25,6 +25,7 @@ from ..errors import SourceDiffError
 from . import liveness
 from .dataflow import Dataflow
 from .recompute import names_read
+from .replayed_bounds import replay_operands, replayed_bounds
 from .sharing import alias_classes
 
 
@@ -41,6 +42,9 @@ class Recording:
     # Names the reverse sweep of earlier code reads, live at each loop's entry: a loop
     # re-run in the reverse sweep must give them back their entry values afterwards.
     live_at_entry: dict[int, set[str]] = field(default_factory=dict)
+    # Inner-loop bounds the reverse sweep recomputes from the enclosing loops' variables
+    # instead of saving them (analysis/replayed_bounds.py), by statement identity.
+    replayed: dict[int, ast.Assign] = field(default_factory=dict)
 
     def saves_at(self, stmt: ast.stmt) -> bool:
         """Whether ``stmt`` saves the value it overwrites."""
@@ -112,6 +116,10 @@ class _Analysis(Dataflow):
         self.filename = filename
         self.result = Recording(reshaped=types.reshaped & set(active))
         self.same_counts = invariant_trip_counts(node, counters)
+        replayed = replayed_bounds(node, counters).items()
+        self.result.replayed = {k: s for k, s in replayed if k not in self.same_counts}
+        self.unsaved = self.same_counts | set(self.result.replayed)
+        self.loop_targets = {s.target.id for s in ast.walk(node) if isinstance(s, ast.For)}
         self.aliases = alias_classes(node)
 
     def sharing(self, name: str) -> set[str]:
@@ -148,10 +156,12 @@ class _Analysis(Dataflow):
         # It changes every name that may share the array's memory (``v = u``) too.
         overwritten = self.sharing(target) if element_write else {target, shape_of(target)}
         needed = live & overwritten or (target in self.result.reshaped and not element_write)
-        if needed and id(stmt) not in self.same_counts:
+        if needed and id(stmt) not in self.unsaved:
             self.result.saves.add(id(stmt))
             self.result.reads.add(target)
         reads = live_reads(stmt, self.active, self.types, self.recomputed)
+        if id(stmt) in self.result.replayed:  # recomputed in the reverse sweep: from these
+            reads |= replay_operands(stmt) - self.loop_targets  # reverse loops reset those
         if element_write and id(stmt) in self.result.saves:
             reads |= expand_recomputed(ir.index_names(stmt.targets[0]), self.recomputed)
         self.result.reads |= {_base(name) for name in reads}
@@ -221,7 +231,7 @@ def invariant_trip_counts(node: ast.FunctionDef, counters: dict) -> set[int]:
     ['n_j = len(range(t3))']
     """
     found: set[int] = set()
-    bindings = binding_counts(node)
+    bindings = liveness.binding_counts(node)
 
     def visit(block: list[ast.stmt], changed: set[str] | None) -> None:
         for index, stmt in enumerate(block):
@@ -240,15 +250,6 @@ def invariant_trip_counts(node: ast.FunctionDef, counters: dict) -> set[int]:
 
     visit(node.body, None)
     return found
-
-
-def binding_counts(node: ast.FunctionDef) -> dict[str, int]:
-    """How many times each name is bound (a parameter once, by the call)."""
-    counts: dict[str, int] = {a.arg: 1 for a in node.args.args}
-    for sub in ast.walk(node):
-        if isinstance(sub, ast.Name) and not isinstance(sub.ctx, ast.Load):
-            counts[sub.id] = counts.get(sub.id, 0) + 1
-    return counts
 
 
 class _Fixed:

@@ -31,7 +31,7 @@ import ast
 from collections import Counter
 
 from .. import ir, rules
-from ..analysis.recording import binding_counts
+from ..analysis.liveness import binding_counts
 
 SCALAR = "scalar"
 LIKE = {"np.copy", "np.zeros_like", "np.empty_like", "np.ones_like"}

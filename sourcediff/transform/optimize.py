@@ -1,6 +1,6 @@
 """Stage "optimize": generated functions as an expert would write them, bit for bit the same.
 
-Six passes run over each generated function (primal, derivative, record
+Seven passes run over each generated function (primal, derivative, record
 count, shadow) until none changes anything:
 
 1. ``assign_first_contributions`` (zeros.py): ``s_bar += g`` becomes
@@ -16,7 +16,9 @@ count, shadow) until none changes anything:
 5. ``fold_temporaries`` (fold.py): values read once go back into the
    expression that reads them; copies are propagated; ``b = a`` after
    ``a = b`` is dropped;
-6. ``drop_dead_stores`` (cleanup.py): ``name = pure`` that nothing reads.
+6. ``drop_dead_stores`` (cleanup.py): ``name = pure`` that nothing reads;
+7. ``tidy_reversed_ranges`` (simplify.py): the reverse of a loop whose bounds are
+   recomputed runs ``range(b - 1, a - 1, -1)``.
 
 None of them reorders floating-point operations, so every result is what the
 unoptimized code computes. Before and after, on a reverse sweep's copy chain::
@@ -52,6 +54,7 @@ from .cse import share_common_subexpressions
 from .first_arrays import bind_first_contributions
 from .fold import fold_temporaries
 from .forwarding import forward_array_adjoints
+from .simplify import tidy_reversed_ranges
 from .slicing import slice_to_result
 from .zeros import assign_first_contributions
 
@@ -83,6 +86,7 @@ def optimize(
         changed |= share_common_subexpressions(function)
         changed |= fold_temporaries(function)
         changed |= drop_dead_stores(function)
+        changed |= tidy_reversed_ranges(function)
         if not changed:
             break
     return function

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from .. import ir
 from ..analysis.liveness import iteration_state
 from ..analysis.recording import Recording, unassigned_at_save
+from ..analysis.replayed_bounds import replayed_prefix
 from ..codegen import Comment
 from ..plan import Plan
 from ..verify import Instrumentation
@@ -100,6 +101,8 @@ class ReverseBuilder(StatementAdjoints):
             f, r = self.stmt(stmt)
             fwd += f
             rev = r + rev
+        if rev:  # inner-loop bounds are recomputed first, not restored from a record
+            rev = replayed_prefix(stmts, self.rec.replayed) + rev
         return fwd, rev
 
     def stmt(self, stmt: ast.stmt) -> tuple[list[ast.stmt], list[ast.stmt]]:

@@ -91,3 +91,74 @@ def _fold(op: ast.operator, a: int, b: int):
 def simplify(expr: ast.expr) -> ast.expr:
     """A simplified copy of ``expr`` (see module docstring)."""
     return _Simplify().visit(copy.deepcopy(expr))
+
+
+def tidy_reversed_ranges(function: ast.FunctionDef) -> bool:
+    """Write each reverse loop over a recomputed ``range(a, b)`` as ``range(b - 1, a - 1,
+    -1)``, in place; whether any changed. Its first index ``a + (len(range(a, b)) - 1)``
+    differs from ``b - 1`` only when the range is empty, and then both loops are empty.
+
+    >>> fn = ast.parse("def f(n, i):\\n    for j in range(i + 1 + (len(range(i + 1, n)) - 1),"
+    ...                " i + 1 - 1, -1):\\n        pass").body[0]
+    >>> tidy_reversed_ranges(fn)
+    True
+    >>> print(ast.unparse(fn.body[0].iter))
+    range(n - 1, i, -1)
+    """
+    changed = False
+    for loop in ast.walk(function):
+        if not (isinstance(loop, ast.For) and _is_call(loop.iter, "range")):
+            continue
+        args = loop.iter.args
+        if _reversed_counted_range(loop.iter):
+            args[0] = ast.BinOp(args[0].right.left.args[0].args[1], ast.Sub(), ast.Constant(1))
+            changed = True
+        if len(args) == 3 and _cancelled(args[1]) is not args[1]:
+            args[1] = _cancelled(args[1])
+            changed = True
+    return changed
+
+
+def _cancelled(stop: ast.expr) -> ast.expr:
+    """``a`` for the index expression ``a + k - k`` (integers: exact), else ``stop``."""
+    if (
+        isinstance(stop, ast.BinOp)
+        and isinstance(stop.op, ast.Sub)
+        and isinstance(stop.left, ast.BinOp)
+        and isinstance(stop.left.op, ast.Add)
+        and _const(stop.right) is not None
+        and _const(stop.left.right) == _const(stop.right)
+    ):
+        return stop.left.left
+    return stop
+
+
+def _reversed_counted_range(call: ast.expr) -> bool:
+    """Whether ``call`` is ``range(a + (len(range(a, b)) - 1), a - 1, -1)``."""
+    if not (_is_call(call, "range") and len(call.args) == 3):
+        return False
+    first, stop, step = call.args
+    if ast.dump(step) != ast.dump(ast.UnaryOp(ast.USub(), ast.Constant(1))) and _const(step) != -1:
+        return False
+    if not (isinstance(first, ast.BinOp) and isinstance(first.op, ast.Add)):
+        return False
+    count = first.right
+    if not (isinstance(count, ast.BinOp) and isinstance(count.op, ast.Sub)):
+        return False
+    if _const(count.right) != 1 or not _is_call(count.left, "len"):
+        return False
+    inner = count.left.args[0] if len(count.left.args) == 1 else None
+    if not (_is_call(inner, "range") and len(inner.args) == 2):
+        return False
+    start = ast.dump(inner.args[0])
+    expected_stop = ast.dump(ast.BinOp(inner.args[0], ast.Sub(), ast.Constant(1)))
+    return ast.dump(first.left) == start and ast.dump(stop) == expected_stop
+
+
+def _is_call(node, name: str) -> bool:
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == name
+        and not node.keywords
+    )

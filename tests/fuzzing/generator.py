@@ -137,6 +137,9 @@ class _Writer:
         self.fusion_count = 0
         self.cycle_rng = random.Random(f"cycle {rng.getstate()[1][:4]}")
         self.shape_rng = random.Random(f"shape {rng.getstate()[1][:4]}")
+        # Inner loops bounded by the outer loop's variable draw from a stream of their own,
+        # so that adding them left every other program of a seed as it was.
+        self.bound_rng = random.Random(f"bounds {rng.getstate()[1][:4]}")
 
     def fresh(self, stem: str) -> str:
         self.counter += 1
@@ -423,6 +426,13 @@ class _Writer:
         header = self.rng.choice(
             ["range(n)", "range(4)", "range(1, 4)", "range(3, -1, -1)", "range(0, 4, 2)"]
         )
+        triangular = self.loop_var is not None and self.bound_rng.random() < 0.5
+        if triangular:  # bounds from the outer variable: recomputed in the reverse sweep
+            outer = self.loop_var
+            header = self.bound_rng.choice(
+                [f"range({outer} + 1, n)", f"range({outer} % 4)", f"range(1, {outer} % 3 + 2)"]
+            )
+            self.tags.add("triangular_for")
         self.loop_depth += 1
         variable = "i" if self.loop_depth == 1 else "j"
         outer, self.loop_var = self.loop_var, variable
