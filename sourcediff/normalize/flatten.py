@@ -45,6 +45,10 @@ class Flattener(CallFlattening, ExpressionFlattening):
         self.out: list[ast.stmt] = []
         self.where: ast.AST = fn.node
         self.temps: set[str] = set()
+        # Within one statement, a repeated pure operation (``u[i] * u[i]``) gets one
+        # temporary, so its adjoint is one term (``2.0 * (u[i] * g)``). Any statement
+        # other than such a temporary's assignment may change what it read: it forgets.
+        self.repeated: dict[str, str] = {}
         self.locals = {a.arg for a in node.args.args} | {
             n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
         }
@@ -54,6 +58,7 @@ class Flattener(CallFlattening, ExpressionFlattening):
     def block(self, stmts: list[ast.stmt]) -> list[ast.stmt]:
         """The flattened form of a statement list."""
         saved, self.out = self.out, []
+        saved_repeated, self.repeated = self.repeated, {}
         for stmt in stmts:
             saved_where = self.where
             if hasattr(stmt, "lineno"):
@@ -61,15 +66,19 @@ class Flattener(CallFlattening, ExpressionFlattening):
             self.stmt(stmt)
             self.where = saved_where
         result, self.out = self.out, saved
+        self.repeated = saved_repeated
         return result
 
-    def emit(self, node: ast.stmt) -> None:
+    def emit(self, node: ast.stmt, keeps_repeated: bool = False) -> None:
+        if not keeps_repeated:
+            self.repeated.clear()
         self.out.append(located(node, self.where, self.fn))
 
     def assign(self, name: str, value: ast.expr) -> None:
         self.emit(ast.Assign([ast.Name(name, ast.Store())], value))
 
     def stmt(self, stmt: ast.stmt) -> None:
+        self.repeated.clear()
         method = getattr(self, f"stmt_{type(stmt).__name__}", None)
         if method is None:
             raise self.fn.error(stmt, f"'{type(stmt).__name__}' statement is not supported here")
@@ -328,8 +337,13 @@ class Flattener(CallFlattening, ExpressionFlattening):
         simple = self.simple(expr)
         if isinstance(simple, (ast.Name, ast.Constant)):
             return simple
+        key = ast.dump(simple) if repeatable(simple) else None
+        if key in self.repeated:
+            return ast.Name(self.repeated[key], ast.Load())
         temp = self.new_temp()
-        self.assign(temp, simple)
+        self.emit(ast.Assign([ast.Name(temp, ast.Store())], simple), keeps_repeated=True)
+        if key is not None:
+            self.repeated[key] = temp
         return ast.Name(temp, ast.Load())
 
     def simple(self, expr: ast.expr) -> ast.expr:
@@ -340,6 +354,16 @@ class Flattener(CallFlattening, ExpressionFlattening):
         if method is None:
             raise self.fn.error(expr, f"'{type(expr).__name__}' expression is not supported")
         return method(expr)
+
+
+REPEATABLE = (ast.Name, ast.Constant, ast.BinOp, ast.UnaryOp, ast.Subscript, ast.Tuple)
+REPEATABLE += (ast.operator, ast.unaryop, ast.expr_context)
+
+
+def repeatable(value: ast.expr) -> bool:
+    """Arithmetic and element reads of atoms: the same value wherever it is repeated in a
+    statement while no other statement runs (no calls, no slices: no views)."""
+    return all(isinstance(n, REPEATABLE) for n in ast.walk(value))
 
 
 def _is_permutation(targets: list[str], value: ast.Tuple) -> bool:

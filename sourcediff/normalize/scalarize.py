@@ -57,6 +57,7 @@ from .. import ir
 from ..analysis.sharing import alias_classes
 from ..analysis.types import VarType
 from .elements import ElementReader, Shapes, axis_index, index_key
+from .flatten import repeatable
 from .loops import add_trip_counters
 from .regions import Region
 
@@ -75,6 +76,7 @@ class Scalarizer:
         self.aliases = alias_classes(node)
         self.params = set(params)
         self.uses = Counter(n.id for n in ast.walk(node) if isinstance(n, ast.Name))
+        self.repeated: dict[str, str] = {}  # within one element statement (flatten.py)
 
     def run(self) -> None:
         """Scalarize every block of the function."""
@@ -163,6 +165,7 @@ class Scalarizer:
     def element_statement(self, region, stmt, live, naming, body) -> None:
         """The loop-body statements computing one element of ``stmt``."""
         names, renames, index, totals = naming
+        self.repeated = {}  # what earlier statements computed may be written since
         name = region.defined_by(stmt)
         if name in region.views:
             return
@@ -209,8 +212,14 @@ class Scalarizer:
         """An atom holding ``node``'s value (a float), computed into ``body``."""
         if isinstance(node, (ast.Name, ast.Constant)):
             return node
+        operation = self.operation(node, body)
+        key = ast.dump(operation) if repeatable(operation) else None
+        if key in self.repeated:  # u * u: one read of u's element, one adjoint term
+            return ir.load(self.repeated[key])
         temp = self.temp(FLOAT)
-        body.append(_assign(temp, self.operation(node, body)))
+        body.append(_assign(temp, operation))
+        if key is not None:
+            self.repeated[key] = temp
         return ir.load(temp)
 
     def index_atoms(self, key: ast.expr, body: list[ast.stmt]) -> ast.expr:

@@ -35,22 +35,22 @@ def heat(u0, alpha, steps):
         # golden_functions.py:52: v[0] = u[0]
         v[0] = u[0]
         # golden_functions.py:53: v[n - 1] = u[n - 1]
-        t14 = n - 1
-        v[t14] = u[t14]
+        t13 = n - 1
+        v[t13] = u[t13]
         # golden_functions.py:54: u, v = v, u
         u, v = (v, u)
     # golden_functions.py:55: return np.sum(u * u)
-    t17_sum = 0.0
+    t15_sum = 0.0
     for j in range(u.shape[0]):
-        t20 = u[j]
-        t17_sum = t17_sum + t20 * t20
-    return t17_sum
+        t18 = u[j]
+        t15_sum = t15_sum + t18 * t18
+    return t15_sum
 
 
 def heat_vjp(u0, alpha, steps, heat_bar):
     # forward sweep
-    t10 = 0.0
-    t10_top = 0
+    t9 = 0.0
+    t9_top = 0
     u_snapshots = List.empty_list(ARRAY_float64_1D_C)
     v_snapshots = List.empty_list(ARRAY_float64_1D_C)
     # golden_functions.py:46: n = u0.shape[0]
@@ -73,29 +73,30 @@ def heat_vjp(u0, alpha, steps, heat_bar):
         # golden_functions.py:50: for i in range(1, n - 1):
         for i in range(1, n - 1):
             # golden_functions.py:51: v[i] = u[i] + alpha * (u[i - 1] - 2.0 * u[i] + u[i + 1])
-            t10 = u[i - 1] - 2.0 * u[i] + u[i + 1]
-            v[i] = u[i] + alpha * t10
+            t2 = u[i]
+            t9 = u[i - 1] - 2.0 * t2 + u[i + 1]
+            v[i] = t2 + alpha * t9
         # golden_functions.py:52: v[0] = u[0]
         v[0] = u[0]
         # golden_functions.py:53: v[n - 1] = u[n - 1]
-        v[n - 1] = u[n - 1]
+        t13 = n - 1
+        v[t13] = u[t13]
         # golden_functions.py:54: u, v = v, u
         u, v = (v, u)
     # golden_functions.py:55: return np.sum(u * u)
-    t19 = u.shape[0]
-    t17_sum = 0.0
-    n_j = len(range(t19))
-    for j in range(t19):
-        t17_sum = t17_sum + u[j] * u[j]
+    t17 = u.shape[0]
+    t15_sum = 0.0
+    n_j = len(range(t17))
+    for j in range(t17):
+        t18 = u[j]
+        t15_sum = t15_sum + t18 * t18
     # reverse sweep
     u0_bar = np.zeros_like(u0)
     alpha_bar = 0.0
     u_bar = np.zeros_like(u)
     v_bar = np.zeros_like(v)
     for j in range(n_j - 1, -1, -1):
-        t20_bar = u[j] * heat_bar
-        u_bar[j] += u[j] * heat_bar
-        u_bar[j] += t20_bar
+        u_bar[j] += 2.0 * (u[j] * heat_bar)
     # golden_functions.py:49: for _ in range(steps):
     actions = revolve_actions(n_iter, 4)
     for a in range(actions.shape[0]):
@@ -105,12 +106,14 @@ def heat_vjp(u0, alpha, steps, heat_bar):
                 # golden_functions.py:50: for i in range(1, n - 1):
                 for i in range(1, n - 1):
                     # golden_functions.py:51: v[i] = u[i] + alpha * (u[i - 1] - 2.0 * u[i] + u[i + 1])
-                    t10 = u[i - 1] - 2.0 * u[i] + u[i + 1]
-                    v[i] = u[i] + alpha * t10
+                    t2 = u[i]
+                    t9 = u[i - 1] - 2.0 * t2 + u[i + 1]
+                    v[i] = t2 + alpha * t9
                 # golden_functions.py:52: v[0] = u[0]
                 v[0] = u[0]
                 # golden_functions.py:53: v[n - 1] = u[n - 1]
-                v[n - 1] = u[n - 1]
+                t13 = n - 1
+                v[t13] = u[t13]
                 # golden_functions.py:54: u, v = v, u
                 u, v = (v, u)
         elif action == 1:
@@ -131,49 +134,51 @@ def heat_vjp(u0, alpha, steps, heat_bar):
             # golden_functions.py:50: for i in range(1, n - 1):
             t1 = n - 1
             n_i = len(range(1, t1))
-            t10_tape = np.empty(n_i, np.float64)
+            t9_tape = np.empty(n_i, np.float64)
             for i in range(1, t1):
-                t10_tape[t10_top] = t10
-                t10_top += 1
                 # golden_functions.py:51: v[i] = u[i] + alpha * (u[i - 1] - 2.0 * u[i] + u[i + 1])
-                t10 = u[i - 1] - 2.0 * u[i] + u[i + 1]
-                v[i] = u[i] + alpha * t10
+                t2 = u[i]
+                t9_tape[t9_top] = t9
+                t9_top += 1
+                t9 = u[i - 1] - 2.0 * t2 + u[i + 1]
+                v[i] = t2 + alpha * t9
             # golden_functions.py:52: v[0] = u[0]
             v[0] = u[0]
             # golden_functions.py:53: v[n - 1] = u[n - 1]
-            t15 = n - 1
-            v[n - 1] = u[t15]
+            t13 = n - 1
+            v[t13] = u[t13]
             # golden_functions.py:54: u, v = v, u
             u, v = (v, u)
             v, u = (u, v)
             v_bar, u_bar = (u_bar, v_bar)
             # golden_functions.py:53: v[n - 1] = u[n - 1]
-            t14 = n - 1
-            t16_bar = v_bar[t14]
-            v_bar[t14] = 0.0
-            u_bar[t15] += t16_bar
+            t13 = n - 1
+            t14_bar = v_bar[t13]
+            v_bar[t13] = 0.0
+            u_bar[n - 1] += t14_bar
             # golden_functions.py:52: v[0] = u[0]
-            t13_bar = v_bar[0]
+            t12_bar = v_bar[0]
             v_bar[0] = 0.0
-            u_bar[0] += t13_bar
+            u_bar[0] += t12_bar
             # golden_functions.py:50: for i in range(1, n - 1):
             for i in range(1 + (n_i - 1), 0, -1):
                 # golden_functions.py:51: v[i] = u[i] + alpha * (u[i - 1] - 2.0 * u[i] + u[i + 1])
-                t12_bar = v_bar[i]
+                t11_bar = v_bar[i]
                 v_bar[i] = 0.0
-                alpha_bar += t10 * t12_bar
-                t10_bar = alpha * t12_bar
-                t10_top -= 1
-                t10 = t10_tape[t10_top]
-                u_bar[i + 1] += t10_bar
-                u_bar[i] += 2.0 * -t10_bar
-                u_bar[i - 1] += t10_bar
-                u_bar[i] += t12_bar
+                t2_bar = t11_bar
+                alpha_bar += t9 * t11_bar
+                t9_bar = alpha * t11_bar
+                t9_top -= 1
+                t9 = t9_tape[t9_top]
+                u_bar[i + 1] += t9_bar
+                t2_bar += 2.0 * -t9_bar
+                u_bar[i - 1] += t9_bar
+                u_bar[i] += t2_bar
     u = u_snapshots[0].copy()
     v = v_snapshots[0].copy()
     # golden_functions.py:47: u = u0.copy()
     add_into(u0_bar, u_bar)
-    return (t17_sum, (u0_bar, alpha_bar))
+    return (t15_sum, (u0_bar, alpha_bar))
 
 
 def heat_record_bytes(u0, alpha, steps):
