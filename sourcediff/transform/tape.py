@@ -1,9 +1,10 @@
 """Where saved values live: locals outside loops, preallocated stacks inside them.
 
 A value saved outside every loop goes to a fresh local (``s_prev``). Values
-saved inside loops go to one NumPy stack per variable and outermost loop
-(``s_tape`` with its top ``s_top``), pushed by the forward sweep and popped
-in exactly the reverse order by the reverse sweep. Before the outermost loop
+saved inside loops go to one NumPy stack per dtype and outermost loop
+(``floats_tape`` with its top ``floats_top``, ``ints_tape``), shared by every
+variable, pushed by the forward sweep and popped in exactly the reverse order
+by the reverse sweep, as Tapenade's single stack. Before the outermost loop
 the stack is allocated with the exact number of pushes when every loop on the
 way is a ``range`` loop whose bounds the loop nest does not change; otherwise
 it starts at a guess and doubles when full (``reserve``). No Python objects.
@@ -25,6 +26,8 @@ NUMPY_DTYPES = {
     "int64": "np.int64",
     "bool": "np.bool_",
 }
+STACK_NAMES = {"np.float64": "floats", "np.float32": "floats32", "np.int64": "ints"}
+STACK_NAMES["np.bool_"] = "flags"
 ZEROS = {"float": "0.0", "int": "0", "bool": "False"}
 ITEMSIZES = {"np.float64": 8, "np.float32": 4, "np.int64": 8, "np.bool_": 1}
 
@@ -70,14 +73,12 @@ class Tapes:
         if not loops:
             slot = self.namer.fresh(f"{var}_prev")
             return [Save(slot, value)], [Restore(value, slot)]
-        tape = self._tape(var, loops[0])
+        tape = self._tape(var, loops[0], self._exact(loops))
         tape.sites.append(list(loops))
         if element is None:
             self.loop_saved.add(var)
         push = [Push(tape.name, tape.top, value, str(ITEMSIZES.get(tape.dtype, 8)))]
         push.append(Advance(tape.top, 1))
-        if not self._exact(tape, loops):
-            tape.exact = False
         pop = [Advance(tape.top, -1), Restore(value, f"{tape.name}[{tape.top}]")]
         return push, pop
 
@@ -153,16 +154,20 @@ class Tapes:
             return None
         return next((t for t in self.tapes.values() if t.name == stmt.store and not t.exact), None)
 
-    def _tape(self, var: str, outer: ast.stmt) -> Tape:
-        key = (var, id(outer))
+    def _tape(self, var: str, outer: ast.stmt, exact: bool) -> Tape:
+        """The stack of ``var``'s dtype in loop nest ``outer``: one for every variable, as
+        the reverse sweep pops in exactly the reverse order of the pushes (fewer stacks,
+        counters and reservations for Numba to compile than one per variable)."""
+        dtype = NUMPY_DTYPES.get(self.types[var].dtype, "np.float64")
+        key = (dtype, id(outer), exact)
         if key not in self.tapes:
-            dtype = NUMPY_DTYPES.get(self.types[var].dtype, "np.float64")
-            name = self.namer.fresh(f"{var}_tape")
-            top = self.namer.fresh(f"{var}_top")
-            self.tapes[key] = Tape(var, name, top, dtype)
+            stem = STACK_NAMES.get(dtype, "stack")
+            name = self.namer.fresh(f"{stem}_tape")
+            top = self.namer.fresh(f"{stem}_top")
+            self.tapes[key] = Tape(var, name, top, dtype, exact=exact)
         return self.tapes[key]
 
-    def _exact(self, tape: Tape, loops: list[ast.stmt]) -> bool:
+    def _exact(self, loops: list[ast.stmt]) -> bool:
         for loop in loops:
             if not isinstance(loop, ast.For):
                 return False
@@ -185,7 +190,7 @@ class Tapes:
     def allocations(self, outer: ast.stmt) -> list[ast.stmt]:
         """Statements that size the tapes of outermost loop ``outer``, to run just before it."""
         out = []
-        for (_, outer_id), tape in self.tapes.items():
+        for (_, outer_id, _), tape in self.tapes.items():
             if outer_id != id(outer):
                 continue
             out.append(Alloc(tape.name, self._capacity(tape, outer), tape.dtype))

@@ -44,20 +44,20 @@ def first_crossing(x, limit):
 def first_crossing_vjp(x, limit, first_crossing_bar):
     # forward sweep
     t3 = False
-    t3_top = 0
+    flags_top = 0
     # golden_functions.py:29: def first_crossing(x, limit):
     returned = False
     # golden_functions.py:30: for i in range(1, 100):
     broke = False
     n_i = 0
-    t3_tape = np.empty(99, np.bool_)
+    flags_tape = np.empty(99, np.bool_)
     for i in range(1, 100):
         n_i = n_i + 1
         skip = False
         # golden_functions.py:31: x = x * 1.1 + 0.01 * i
         x = x * 1.1 + 0.01 * i
-        t3_tape[t3_top] = t3
-        t3_top += 1
+        flags_tape[flags_top] = t3
+        flags_top += 1
         # golden_functions.py:32: if x > limit:
         t3 = x > limit
         if t3:
@@ -86,8 +86,8 @@ def first_crossing_vjp(x, limit, first_crossing_bar):
             # golden_functions.py:33: return x * i
             x_bar += i * result_bar
             result_bar = 0.0
-        t3_top -= 1
-        t3 = t3_tape[t3_top]
+        flags_top -= 1
+        t3 = flags_tape[flags_top]
         x_bar = 1.1 * x_bar
     return (result, (x_bar, 0.0))
 

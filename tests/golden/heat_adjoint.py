@@ -46,7 +46,7 @@ def heat(u0, alpha, steps):
 def heat_vjp(u0, alpha, steps, heat_bar):
     # forward sweep
     t9 = 0.0
-    t9_top = 0
+    floats_top = 0
     # golden_functions.py:46: n = u0.shape[0]
     n = u0.shape[0]
     # golden_functions.py:47: u = u0.copy()
@@ -55,7 +55,7 @@ def heat_vjp(u0, alpha, steps, heat_bar):
     v = np.zeros(n)
     # golden_functions.py:49: for _ in range(steps):
     n_iter = len(range(steps))
-    t9_tape = np.empty(n_iter * len(range(1, n - 1)), np.float64)
+    floats_tape = np.empty(n_iter * len(range(1, n - 1)), np.float64)
     for _ in range(steps):
         # golden_functions.py:50: for i in range(1, n - 1):
         t1 = n - 1
@@ -63,8 +63,8 @@ def heat_vjp(u0, alpha, steps, heat_bar):
         for i in range(1, t1):
             # golden_functions.py:51: v[i] = u[i] + alpha * (u[i - 1] - 2.0 * u[i] + u[i + 1])
             t2 = u[i]
-            t9_tape[t9_top] = t9
-            t9_top += 1
+            floats_tape[floats_top] = t9
+            floats_top += 1
             t9 = u[i - 1] - 2.0 * t2 + u[i + 1]
             v[i] = t2 + alpha * t9
         # golden_functions.py:52: v[0] = u[0]
@@ -110,8 +110,8 @@ def heat_vjp(u0, alpha, steps, heat_bar):
             t2_bar = t11_bar
             alpha_bar += t9 * t11_bar
             t9_bar = alpha * t11_bar
-            t9_top -= 1
-            t9 = t9_tape[t9_top]
+            floats_top -= 1
+            t9 = floats_tape[floats_top]
             u_bar[i + 1] += t9_bar
             t2_bar += 2.0 * -t9_bar
             u_bar[i - 1] += t9_bar

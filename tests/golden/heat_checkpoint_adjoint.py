@@ -50,7 +50,7 @@ def heat(u0, alpha, steps):
 def heat_vjp(u0, alpha, steps, heat_bar):
     # forward sweep
     t9 = 0.0
-    t9_top = 0
+    floats_top = 0
     u_snapshots = List.empty_list(ARRAY_float64_1D_C)
     v_snapshots = List.empty_list(ARRAY_float64_1D_C)
     # golden_functions.py:46: n = u0.shape[0]
@@ -134,12 +134,12 @@ def heat_vjp(u0, alpha, steps, heat_bar):
             # golden_functions.py:50: for i in range(1, n - 1):
             t1 = n - 1
             n_i = len(range(1, t1))
-            t9_tape = np.empty(n_i, np.float64)
+            floats_tape = np.empty(n_i, np.float64)
             for i in range(1, t1):
                 # golden_functions.py:51: v[i] = u[i] + alpha * (u[i - 1] - 2.0 * u[i] + u[i + 1])
                 t2 = u[i]
-                t9_tape[t9_top] = t9
-                t9_top += 1
+                floats_tape[floats_top] = t9
+                floats_top += 1
                 t9 = u[i - 1] - 2.0 * t2 + u[i + 1]
                 v[i] = t2 + alpha * t9
             # golden_functions.py:52: v[0] = u[0]
@@ -168,8 +168,8 @@ def heat_vjp(u0, alpha, steps, heat_bar):
                 t2_bar = t11_bar
                 alpha_bar += t9 * t11_bar
                 t9_bar = alpha * t11_bar
-                t9_top -= 1
-                t9 = t9_tape[t9_top]
+                floats_top -= 1
+                t9 = floats_tape[floats_top]
                 u_bar[i + 1] += t9_bar
                 t2_bar += 2.0 * -t9_bar
                 u_bar[i - 1] += t9_bar

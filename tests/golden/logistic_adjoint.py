@@ -28,17 +28,17 @@ def logistic(k, y0, n):
 
 def logistic_vjp(k, y0, n, logistic_bar):
     # forward sweep
-    y_top = 0
+    floats_top = 0
     # golden_functions.py:38: y = y0
     y = y0
     # golden_functions.py:39: dt = 1e-3
     dt = 0.001
     # golden_functions.py:40: for _ in range(n):
     n_iter = len(range(n))
-    y_tape = np.empty(n_iter, np.float64)
+    floats_tape = np.empty(n_iter, np.float64)
     for _ in range(n):
-        y_tape[y_top] = y
-        y_top += 1
+        floats_tape[floats_top] = y
+        floats_top += 1
         # golden_functions.py:41: y = y + dt * k * y * (1.0 - y)
         y = y + dt * k * y * (1.0 - y)
     value = y * y
@@ -47,8 +47,8 @@ def logistic_vjp(k, y0, n, logistic_bar):
     y_bar = 2.0 * (y * logistic_bar)
     for _ in range(n_iter - 1, -1, -1):
         # golden_functions.py:41: y = y + dt * k * y * (1.0 - y)
-        y_top -= 1
-        y = y_tape[y_top]
+        floats_top -= 1
+        y = floats_tape[floats_top]
         t1 = dt * k
         t2_bar = (1.0 - y) * y_bar
         y_bar -= t1 * y * y_bar

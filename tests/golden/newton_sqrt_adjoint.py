@@ -35,7 +35,7 @@ def newton_sqrt(a):
 
 def newton_sqrt_vjp(a, newton_sqrt_bar):
     # forward sweep
-    x_top = 0
+    floats_top = 0
     # golden_functions.py:23: x = a if a > 1.0 else 1.0
     t2 = a > 1.0
     if t2:
@@ -46,12 +46,12 @@ def newton_sqrt_vjp(a, newton_sqrt_bar):
     # golden_functions.py:24: while abs(x * x - a) > 1e-12 * a:
     running = abs(x * x - a) > 1e-12 * a
     n_iter = 0
-    x_tape = np.empty(16, np.float64)
+    floats_tape = np.empty(16, np.float64)
     while running:
         n_iter = n_iter + 1
-        x_tape = reserve(x_tape, x_top + 1)
-        x_tape[x_top] = x
-        x_top += 1
+        floats_tape = reserve(floats_tape, floats_top + 1)
+        floats_tape[floats_top] = x
+        floats_top += 1
         # golden_functions.py:25: x = 0.5 * (x + a / x)
         x = 0.5 * (x + a / x)
         # golden_functions.py:24: while abs(x * x - a) > 1e-12 * a:
@@ -63,8 +63,8 @@ def newton_sqrt_vjp(a, newton_sqrt_bar):
     for _ in range(n_iter):
         # golden_functions.py:25: x = 0.5 * (x + a / x)
         t8_bar = 0.5 * x_bar
-        x_top -= 1
-        x = x_tape[x_top]
+        floats_top -= 1
+        x = floats_tape[floats_top]
         x_bar = t8_bar
         t7 = a / x
         a_bar += 1.0 / x * t8_bar

@@ -35,28 +35,25 @@ def pair_energy_vjp(x, k, pair_energy_bar):
     # forward sweep
     d = 0.0
     t4 = 0.0
-    d_top = 0
-    t4_top = 0
+    floats_top = 0
     # golden_functions.py:66: n = x.shape[0]
     n = x.shape[0]
     # golden_functions.py:67: energy = 0.0
     energy = 0.0
     # golden_functions.py:68: for i in range(n):
     n_i = len(range(n))
-    d_tape = np.empty(max(16, n_i), np.float64)
-    t4_tape = np.empty(max(16, n_i), np.float64)
+    floats_tape = np.empty(max(16, n_i), np.float64)
     for i in range(n):
         # golden_functions.py:69: for j in range(i + 1, n):
         t1 = i + 1
-        d_tape = reserve(d_tape, d_top + len(range(t1, n)))
-        t4_tape = reserve(t4_tape, t4_top + len(range(t1, n)))
+        floats_tape = reserve(floats_tape, floats_top + 2 * len(range(t1, n)))
         for j in range(t1, n):
-            d_tape[d_top] = d
-            d_top += 1
+            floats_tape[floats_top] = d
+            floats_top += 1
             # golden_functions.py:70: d = x[j] - x[i]
             d = x[j] - x[i]
-            t4_tape[t4_top] = t4
-            t4_top += 1
+            floats_tape[floats_top] = t4
+            floats_top += 1
             # golden_functions.py:71: energy += k * d * d
             t4 = k * d
             energy = energy + t4 * d
@@ -71,11 +68,11 @@ def pair_energy_vjp(x, k, pair_energy_bar):
             d_bar = t4 * pair_energy_bar
             k_bar += d * t4_bar
             d_bar += k * t4_bar
-            t4_top -= 1
-            t4 = t4_tape[t4_top]
+            floats_top -= 1
+            t4 = floats_tape[floats_top]
             # golden_functions.py:70: d = x[j] - x[i]
-            d_top -= 1
-            d = d_tape[d_top]
+            floats_top -= 1
+            d = floats_tape[floats_top]
             x_bar[i] += -d_bar
             x_bar[j] += d_bar
     return (energy, (x_bar, k_bar))

@@ -33,22 +33,22 @@ def series_vjp(x, y, n, series_bar):
     # forward sweep
     t1 = False
     t3 = 0.0
-    t1_top = 0
-    t3_top = 0
+    flags_top = 0
+    floats_top = 0
     # golden_functions.py:13: s = 0.0
     s = 0.0
     # golden_functions.py:14: for i in range(n):
     n_i = len(range(n))
-    t1_tape = np.empty(n_i, np.bool_)
-    t3_tape = np.empty(n_i, np.float64)
+    flags_tape = np.empty(n_i, np.bool_)
+    floats_tape = np.empty(n_i, np.float64)
     for i in range(n):
-        t1_tape[t1_top] = t1
-        t1_top += 1
+        flags_tape[flags_top] = t1
+        flags_top += 1
         # golden_functions.py:15: if s < 3.0:
         t1 = s < 3.0
         if t1:
-            t3_tape[t3_top] = t3
-            t3_top += 1
+            floats_tape[floats_top] = t3
+            floats_top += 1
             # golden_functions.py:16: s += math.sin(x * i) * y
             t3 = math.sin(x * i)
             s = s + t3 * y
@@ -65,8 +65,8 @@ def series_vjp(x, y, n, series_bar):
             # golden_functions.py:16: s += math.sin(x * i) * y
             t3_bar = y * s_bar
             y_bar += t3 * s_bar
-            t3_top -= 1
-            t3 = t3_tape[t3_top]
+            floats_top -= 1
+            t3 = floats_tape[floats_top]
             x_bar += i * (math.cos(x * i) * t3_bar)
         else:
             # golden_functions.py:9: return x * y + math.cos(y)
@@ -74,8 +74,8 @@ def series_vjp(x, y, n, series_bar):
             x_bar += y * s_bar
             y_bar += x * s_bar
             s_bar = 0.5 * s_bar
-        t1_top -= 1
-        t1 = t1_tape[t1_top]
+        flags_top -= 1
+        t1 = flags_tape[flags_top]
     return (s, (x_bar, y_bar))
 
 
