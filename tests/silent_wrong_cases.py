@@ -4,7 +4,8 @@ Each is a shape the team's corpora missed: an operand of a NumPy product or
 reduction overwritten after it is read, a matrix product rebound in a loop, a
 slice whose length changes with the loop index, a self-assignment, a
 reduction's result changed afterwards, a ``return`` in a branch not taken,
-integer-array indexing with a repeated index, a negative constant raised to a power.
+integer-array indexing with a repeated index, a negative constant raised to a power,
+two equal array expressions of which one is written.
 """
 
 import math
@@ -365,7 +366,40 @@ def sub_cycled_for(x, m):
     return s
 
 
+def equal_arrays_one_written(x):
+    """Two equal array expressions, one then written: sharing them (common
+    subexpressions) made the write change the other."""
+    p, q = x * 2.0, x * 2.0
+    p[0] = 0.0
+    return np.sum(q * q) + np.sum(p)
+
+
+def _triple_first(x):
+    x[0] = 3.0 * x[0]
+    return x[1]
+
+
+def element_read_around_a_writing_helper(x):
+    """``y[0]`` read before and after a helper that writes it: two different values."""
+    y = np.copy(x)
+    return y[0] * y[0] + _triple_first(y) + y[0] * y[0]
+
+
+def _running_mean(out, src):
+    for i in range(1, out.shape[0]):
+        out[i] = 0.5 * (src[i] + src[i - 1])
+    return out[out.shape[0] - 1]
+
+
+def equal_array_arguments(x):
+    """A helper writing one argument and reading the other, both ``x * 2.0``: two arrays."""
+    return _running_mean(x * 2.0, x * 2.0)
+
+
 CASES = [
+    (equal_arrays_one_written, (RNG.random(4),), (0,)),
+    (element_read_around_a_writing_helper, (RNG.random(4),), (0,)),
+    (equal_array_arguments, (RNG.random(5),), (0,)),
     (dot_then_overwrite, (RNG.random(3),), (0,)),
     (matmul_then_slice_update, (RNG.random(3), RNG.random((2, 3))), (0, 1)),
     (outer_then_scale, (RNG.random(3), RNG.random(2)), (0, 1)),

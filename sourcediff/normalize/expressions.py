@@ -89,7 +89,7 @@ class ExpressionFlattening:
             return self.atom(expr.operand)
         if isinstance(expr.op, ast.Invert):
             raise self.fn.error(expr, "'~' is not supported; use 'not' or '-'")
-        operand = self.atom(expr.operand)
+        operand = self.atom(expr.operand, operand=True)
         if isinstance(expr.op, ast.USub) and isinstance(operand, ast.Constant):
             return ast.Constant(-operand.value)
         return ast.UnaryOp(expr.op, operand)
@@ -102,13 +102,15 @@ class ExpressionFlattening:
         if type(expr.op) not in rules.BINOP_NAMES:
             symbol = type(expr.op).__name__
             raise self.fn.error(expr, f"operator {symbol} is not supported on numbers here")
-        return ast.BinOp(self.atom(expr.left), expr.op, self.atom(expr.right))
+        left = self.atom(expr.left, operand=True)
+        return ast.BinOp(left, expr.op, self.atom(expr.right, operand=True))
 
     def expr_Compare(self, expr: ast.Compare) -> ast.expr:
         op = expr.ops[0]
         if type(op) not in rules.COMPARE_NAMES:
             raise self.fn.error(expr, f"comparison '{type(op).__name__}' is not supported")
-        return ast.Compare(self.atom(expr.left), [op], [self.atom(expr.comparators[0])])
+        left = self.atom(expr.left, operand=True)
+        return ast.Compare(left, [op], [self.atom(expr.comparators[0], operand=True)])
 
     def bool_op(self, expr: ast.BoolOp) -> ast.expr:
         result = self.new_temp()

@@ -326,8 +326,9 @@ class Flattener(CallFlattening, ExpressionFlattening):
 
     # -- expressions --------------------------------------------------------
 
-    def atom(self, expr: ast.expr) -> ast.expr:
-        """A name or number holding the value of ``expr``, emitting what computes it."""
+    def atom(self, expr: ast.expr, operand: bool = False) -> ast.expr:
+        """A name or number holding the value of ``expr``, emitting what computes it; an
+        ``operand`` of arithmetic may share the temporary of an equal earlier operand."""
         if isinstance(expr, ast.BoolOp):
             return self.bool_op(expr)
         if isinstance(expr, ast.IfExp):
@@ -337,11 +338,14 @@ class Flattener(CallFlattening, ExpressionFlattening):
         simple = self.simple(expr)
         if isinstance(simple, (ast.Name, ast.Constant)):
             return simple
-        key = ast.dump(simple) if repeatable(simple) else None
+        pure = repeatable(simple)
+        # Only operands share: a call argument or a bound value may be written into, and
+        # an array expression is a new array each time it is evaluated.
+        key = ast.dump(simple) if pure and operand else None
         if key in self.repeated:
             return ast.Name(self.repeated[key], ast.Load())
         temp = self.new_temp()
-        self.emit(ast.Assign([ast.Name(temp, ast.Store())], simple), keeps_repeated=True)
+        self.emit(ast.Assign([ast.Name(temp, ast.Store())], simple), keeps_repeated=pure)
         if key is not None:
             self.repeated[key] = temp
         return ast.Name(temp, ast.Load())

@@ -19,7 +19,8 @@ changed in between; copy propagation (fold.py) then removes ``b``:
 
 Names that are changed in place anywhere in the function (stored through, an
 augmented target, a method's receiver, an argument of a call that may change
-it) are never shared, so sharing never makes two arrays one.
+it), and every name that may share memory with one, are never shared, so
+sharing never makes two arrays one.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from __future__ import annotations
 import ast
 from collections import Counter
 
+from ..analysis.sharing import alias_classes
 from .effects import (
     has_effects,
     impure_calls,
@@ -97,4 +99,7 @@ def _changed_in_place(function: ast.FunctionDef) -> set[str]:
     for call in impure_calls(function):
         for arg in call.args:
             changed |= names_read(arg)
-    return changed
+    # A name that may share memory with a changed one is changed too (p = t1; p[0] = 0.0):
+    # sharing its value with an equal computation would make two arrays one.
+    aliases = alias_classes(function)
+    return changed | {other for name in changed for other in aliases.get(name, ())}

@@ -36,11 +36,11 @@ def heat(u0, alpha, steps):
         # golden_functions.py:54: u, v = v, u
         u, v = (v, u)
     # golden_functions.py:55: return np.sum(u * u)
-    t15_sum = 0.0
+    t16_sum = 0.0
     for j in range(u.shape[0]):
-        t18 = u[j]
-        t15_sum = t15_sum + t18 * t18
-    return t15_sum
+        t19 = u[j]
+        t16_sum = t16_sum + t19 * t19
+    return t16_sum
 
 
 def heat_vjp(u0, alpha, steps, heat_bar):
@@ -70,17 +70,16 @@ def heat_vjp(u0, alpha, steps, heat_bar):
         # golden_functions.py:52: v[0] = u[0]
         v[0] = u[0]
         # golden_functions.py:53: v[n - 1] = u[n - 1]
-        t13 = n - 1
-        v[t13] = u[t13]
+        v[n - 1] = u[n - 1]
         # golden_functions.py:54: u, v = v, u
         u, v = (v, u)
     # golden_functions.py:55: return np.sum(u * u)
-    t17 = u.shape[0]
-    t15_sum = 0.0
-    n_j = len(range(t17))
-    for j in range(t17):
-        t18 = u[j]
-        t15_sum = t15_sum + t18 * t18
+    t18 = u.shape[0]
+    t16_sum = 0.0
+    n_j = len(range(t18))
+    for j in range(t18):
+        t19 = u[j]
+        t16_sum = t16_sum + t19 * t19
     # reverse sweep
     u0_bar = np.zeros_like(u0)
     alpha_bar = 0.0
@@ -95,9 +94,9 @@ def heat_vjp(u0, alpha, steps, heat_bar):
         v_bar, u_bar = (u_bar, v_bar)
         # golden_functions.py:53: v[n - 1] = u[n - 1]
         t13 = n - 1
-        t14_bar = v_bar[t13]
+        t15_bar = v_bar[t13]
         v_bar[t13] = 0.0
-        u_bar[n - 1] += t14_bar
+        u_bar[n - 1] += t15_bar
         # golden_functions.py:52: v[0] = u[0]
         t12_bar = v_bar[0]
         v_bar[0] = 0.0
@@ -118,7 +117,7 @@ def heat_vjp(u0, alpha, steps, heat_bar):
             u_bar[i] += t2_bar
     # golden_functions.py:47: u = u0.copy()
     add_into(u0_bar, u_bar)
-    return (t15_sum, (u0_bar, alpha_bar))
+    return (t16_sum, (u0_bar, alpha_bar))
 
 
 def heat_record_bytes(u0, alpha, steps):
