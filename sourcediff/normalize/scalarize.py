@@ -37,10 +37,10 @@ order, so compiled results are bit for bit those of the array code.
     t3_sum = 0.0
     n_j = len(range(t6))
     for j in range(t6):
-        t8 = j + 1
-        t7 = A[t8]
+        t7 = j + 1
+        t8 = A[t7]
         t9 = A[j]
-        t3 = t7 * t9
+        t3 = t8 * t9
         t10 = t3_sum + t3
         t3_sum = t10
     t4 = t3_sum
