@@ -111,3 +111,20 @@ def located(node: ast.stmt, where: ast.stmt) -> ast.stmt:
     if origin is not None and not hasattr(node, "origin"):
         node.origin = origin
     return node
+
+
+def is_call(node, name: str) -> bool:
+    """Whether ``node`` is ``name(...)`` (a plain name called, no keywords)."""
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == name
+        and not node.keywords
+    )
+
+
+def len_range_args(node) -> list | None:
+    """The arguments of ``range`` in ``len(range(...))`` (a loop's trip count), else None."""
+    if is_call(node, "len") and len(node.args) == 1 and is_call(node.args[0], "range"):
+        return node.args[0].args
+    return None

@@ -163,10 +163,14 @@ def _add_flat(dst, src):
 
 @numba.njit(cache=True)
 def _add_indexed(dst, src):
-    """``dst += src`` for arrays of one rank in any layout (views of adjoints)."""
+    """``dst += src`` for arrays of one rank in any layout (views of adjoints): a tight loop
+    along the last axis per leading index (as fast as a written-out loop nest; iterating
+    ``np.ndindex`` over every element was 4.8x slower on a column view)."""
     if dst.shape == src.shape:
-        for index in np.ndindex(dst.shape):
-            dst[index] += src[index]
+        for index in np.ndindex(dst.shape[:-1]):
+            row_dst, row_src = dst[index], src[index]
+            for k in range(row_dst.shape[0]):
+                row_dst[k] += row_src[k]
     else:
         dst += src
 
@@ -177,7 +181,7 @@ def _add_into(dst, src):
     def broadcast(dst, src):
         dst += src
 
-    if not (isinstance(src, types.Array) and src.ndim == dst.ndim):
+    if not (isinstance(src, types.Array) and src.ndim == dst.ndim) or dst.ndim == 0:
         return broadcast
     if dst.layout == "C" and src.layout == "C":
         return lambda dst, src: _add_flat(dst, src)

@@ -117,3 +117,16 @@ def test_auto_keeps_an_nbody_record_within_a_budget_that_store_exceeds(monkeypat
     actual = sd.grad(nbody, argnums=(0, 1), jit=False)(*args)
     for a, e in zip(actual, expected):
         np.testing.assert_allclose(a, e, rtol=1e-10, atol=1e-14)
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_triangular_loop_bounds_are_recomputed_not_recorded(jit):
+    """``for j in range(i + 1, n)``: only ``d`` and ``k * d`` are recorded per pair (two
+    floats); the start ``i + 1`` and the trip count are recomputed in the reverse sweep."""
+    x = np.linspace(0.0, 1.0, 7)
+    size = sd.tape_size(g.pair_energy, x, 0.5, argnums=(0, 1), policy="store", jit=jit)
+    assert size == 2 * 8 * (7 * 6 // 2)
+    grad = sd.grad(g.pair_energy, argnums=(0, 1), policy="store", jit=jit)(x, 0.5)
+    d = x[None, :] - x[:, None]
+    assert np.allclose(grad[0], -2.0 * 0.5 * np.sum(d, axis=1))  # closed form
+    assert math.isclose(grad[1], np.sum(np.triu(d, 1) ** 2))

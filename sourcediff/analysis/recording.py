@@ -25,7 +25,7 @@ from ..errors import SourceDiffError
 from . import liveness
 from .dataflow import Dataflow
 from .recompute import names_read
-from .replayed_bounds import replay_operands, replayed_bounds
+from .replayed_bounds import ARITHMETIC, bound_names, replay_operands, replayed_bounds
 from .sharing import alias_classes
 
 
@@ -90,13 +90,9 @@ def expand_recomputed(names: set[str], recomputed: dict) -> set[str]:
 
 def loop_reads(loop: ast.stmt, counters: dict) -> set[str]:
     """Names the reverse of ``loop`` reads at the loop's exit: counter, start, step."""
-    names = {counters[loop].name}
     if isinstance(loop, ast.For):
-        args = loop.iter.args
-        bounds = [args[0]] if len(args) > 1 else []
-        bounds += [args[2]] if len(args) == 3 else []
-        names |= {a.id for a in bounds if isinstance(a, ast.Name)}
-    return names
+        return set(bound_names(loop, counters[loop].name))
+    return {counters[loop].name}
 
 
 class _Analysis(Dataflow):
@@ -255,9 +251,6 @@ def invariant_trip_counts(node: ast.FunctionDef, counters: dict) -> set[int]:
 class _Fixed:
     """Whether a name holds the same value at the end of ``earlier`` in every iteration."""
 
-    ARITHMETIC = (ast.Name, ast.Constant, ast.BinOp, ast.UnaryOp, ast.operator, ast.unaryop)
-    ARITHMETIC += (ast.expr_context,)
-
     def __init__(self, earlier: list[ast.stmt], changed: set[str], bindings: dict[str, int]):
         self.earlier, self.changed, self.bindings = earlier, changed, bindings
 
@@ -269,7 +262,7 @@ class _Fixed:
         for stmt in self.earlier:
             target = stmt.targets[0] if isinstance(stmt, ast.Assign) else None
             if isinstance(target, ast.Name) and target.id == name and len(stmt.targets) == 1:
-                arithmetic = all(isinstance(n, self.ARITHMETIC) for n in ast.walk(stmt.value))
+                arithmetic = all(isinstance(n, ARITHMETIC) for n in ast.walk(stmt.value))
                 arithmetic = arithmetic or ir.is_shape_query(stmt.value)  # a.shape[k]
                 reads = names_read(stmt.value)
                 return arithmetic and all(self.holds(r, depth + 1) for r in reads)

@@ -51,7 +51,7 @@ def replayed_bounds(node: ast.FunctionDef, counters: dict) -> dict[int, ast.Assi
             counter = counters.get(stmt) if isinstance(stmt, ast.For) else None
             if changed is not None and counter is not None and not counter.running:
                 scope = _Scope(block, index, changed, targets, bindings, reads)
-                found.update(scope.definitions(_bound_names(stmt, counter.name)))
+                found.update(scope.definitions(bound_names(stmt, counter.name)))
             if isinstance(stmt, (ast.For, ast.While)):
                 inner = targets | ({stmt.target.id} if isinstance(stmt, ast.For) else set())
                 visit(stmt.body, (changed or set()) | liveness.modified([stmt]), inner)
@@ -73,7 +73,7 @@ def replay_operands(stmt: ast.Assign) -> set[str]:
     return names_read(stmt.value)
 
 
-def _bound_names(loop: ast.For, counter: str) -> list[str]:
+def bound_names(loop: ast.For, counter: str) -> list[str]:
     """The names the reverse of ``loop`` reads to replay it: its counter, start and step."""
     args = loop.iter.args
     bounds = [args[0]] if len(args) > 1 else []
@@ -140,17 +140,9 @@ class _Scope:
 
 def _arithmetic(value: ast.expr) -> bool:
     """Integer-style arithmetic of names and constants, or ``len(range(...))`` of it."""
-    if (
-        isinstance(value, ast.Call)
-        and isinstance(value.func, ast.Name)
-        and value.func.id == "len"
-        and len(value.args) == 1
-        and isinstance(value.args[0], ast.Call)
-        and isinstance(value.args[0].func, ast.Name)
-        and value.args[0].func.id == "range"
-        and not value.args[0].keywords
-    ):
-        return all(_arithmetic(a) for a in value.args[0].args)
+    bounds = ir.len_range_args(value)
+    if bounds is not None:
+        return all(_arithmetic(a) for a in bounds)
     return all(isinstance(n, ARITHMETIC) for n in ast.walk(value))
 
 

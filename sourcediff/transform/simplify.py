@@ -14,6 +14,8 @@ from __future__ import annotations
 import ast
 import copy
 
+from .. import ir
+
 
 def _const(node: ast.expr):
     if isinstance(node, ast.Constant) and type(node.value) in (int, float):
@@ -107,11 +109,13 @@ def tidy_reversed_ranges(function: ast.FunctionDef) -> bool:
     """
     changed = False
     for loop in ast.walk(function):
-        if not (isinstance(loop, ast.For) and _is_call(loop.iter, "range")):
+        if not (isinstance(loop, ast.For) and ir.is_call(loop.iter, "range")):
             continue
         args = loop.iter.args
         if _reversed_counted_range(loop.iter):
-            args[0] = ast.BinOp(args[0].right.left.args[0].args[1], ast.Sub(), ast.Constant(1))
+            args[0] = ast.BinOp(
+                ir.len_range_args(args[0].right.left)[1], ast.Sub(), ast.Constant(1)
+            )
             changed = True
         if len(args) == 3 and _cancelled(args[1]) is not args[1]:
             args[1] = _cancelled(args[1])
@@ -135,7 +139,7 @@ def _cancelled(stop: ast.expr) -> ast.expr:
 
 def _reversed_counted_range(call: ast.expr) -> bool:
     """Whether ``call`` is ``range(a + (len(range(a, b)) - 1), a - 1, -1)``."""
-    if not (_is_call(call, "range") and len(call.args) == 3):
+    if not (ir.is_call(call, "range") and len(call.args) == 3):
         return False
     first, stop, step = call.args
     if ast.dump(step) != ast.dump(ast.UnaryOp(ast.USub(), ast.Constant(1))) and _const(step) != -1:
@@ -145,20 +149,9 @@ def _reversed_counted_range(call: ast.expr) -> bool:
     count = first.right
     if not (isinstance(count, ast.BinOp) and isinstance(count.op, ast.Sub)):
         return False
-    if _const(count.right) != 1 or not _is_call(count.left, "len"):
+    bounds = ir.len_range_args(count.left)
+    if _const(count.right) != 1 or bounds is None or len(bounds) != 2:
         return False
-    inner = count.left.args[0] if len(count.left.args) == 1 else None
-    if not (_is_call(inner, "range") and len(inner.args) == 2):
-        return False
-    start = ast.dump(inner.args[0])
-    expected_stop = ast.dump(ast.BinOp(inner.args[0], ast.Sub(), ast.Constant(1)))
+    start = ast.dump(bounds[0])
+    expected_stop = ast.dump(ast.BinOp(bounds[0], ast.Sub(), ast.Constant(1)))
     return ast.dump(first.left) == start and ast.dump(stop) == expected_stop
-
-
-def _is_call(node, name: str) -> bool:
-    return (
-        isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Name)
-        and node.func.id == name
-        and not node.keywords
-    )
