@@ -24,7 +24,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 STAGES = ("parse", "normalize", "types", "activity", "plan", "recording", "reverse")
 STAGES += ("optimize", "codegen")
-KERNELS = ("heat", "wave", "nbody", "mlp_loss", "lorenz", "jacobi_2d", "mlp3", "gmm")
+KERNELS = ("heat", "wave", "nbody", "mlp_loss", "lorenz", "jacobi_2d", "mlp3", "gmm", "gray_scott")
 
 RUN = """
 import sys, time

@@ -8,6 +8,8 @@ argument (see ``ARGNUMS``). What each one knows about its kernel:
   written out by hand.
 * ``jacobi_2d``: the stencil is linear, so the reverse sweep needs no stored state: each
   half step scatters ``0.2 * adjoint`` of the interior to the five neighbours.
+* ``gray_scott``: stores ``u`` and ``v`` at the start of every step; each reverse step
+  applies the (symmetric) periodic Laplacian to the adjoints in one loop over the grid.
 * ``mlp3``: textbook backpropagation with ``np.dot`` (BLAS), layer by layer.
 * ``gmm``: one pass over the samples; the softmax of each sample's component terms gives
   the adjoint of those terms, from which means and log standard deviations follow in
@@ -181,6 +183,81 @@ def jacobi_2d_grad(A0, steps):
     return np.sum(A * A), A_bar + B_bar
 
 
+# ------------------------------------------------------------------------ gray_scott
+
+GS_DU, GS_DV, GS_DT = 0.16, 0.08, 1.0
+
+
+@numba.njit(cache=True)
+def _gray_scott_step(u, v, feed, kill, u_next, v_next):
+    n, m = u.shape
+    for i in range(n):
+        for j in range(m):
+            ip, im, jp, jm = (i + 1) % n, (i - 1) % n, (j + 1) % m, (j - 1) % m
+            lu = u[im, j] + u[ip, j] + u[i, jm] + u[i, jp] - 4.0 * u[i, j]
+            lv = v[im, j] + v[ip, j] + v[i, jm] + v[i, jp] - 4.0 * v[i, j]
+            uvv = u[i, j] * v[i, j] * v[i, j]
+            u_next[i, j] = u[i, j] + GS_DT * (GS_DU * lu - uvv + feed * (1.0 - u[i, j]))
+            v_next[i, j] = v[i, j] + GS_DT * (GS_DV * lv + uvv - (feed + kill) * v[i, j])
+
+
+@numba.njit(cache=True)
+def gray_scott_primal(u0, v0, feed, kill, steps):
+    """Numba copy of :func:`kernels_more.gray_scott`, with element loops."""
+    u, v = u0.copy(), v0.copy()
+    u_next, v_next = np.empty_like(u), np.empty_like(v)
+    for _ in range(steps):
+        _gray_scott_step(u, v, feed, kill, u_next, v_next)
+        u, u_next = u_next, u
+        v, v_next = v_next, v
+    return np.sum(v * v)
+
+
+@numba.njit(cache=True)
+def _gray_scott_step_adjoint(u, v, feed, kill, ub, vb, ub_prev, vb_prev):
+    """Adjoints of the step's inputs from those of its outputs; returns d/dfeed, d/dkill."""
+    n, m = u.shape
+    feed_bar, kill_bar = 0.0, 0.0
+    for i in range(n):
+        for j in range(m):
+            ip, im, jp, jm = (i + 1) % n, (i - 1) % n, (j + 1) % m, (j - 1) % m
+            lub = ub[im, j] + ub[ip, j] + ub[i, jm] + ub[i, jp] - 4.0 * ub[i, j]
+            lvb = vb[im, j] + vb[ip, j] + vb[i, jm] + vb[i, jp] - 4.0 * vb[i, j]
+            react = GS_DT * (vb[i, j] - ub[i, j])  # adjoint of u v^2
+            ub_prev[i, j] = (
+                ub[i, j] * (1.0 - GS_DT * feed) + GS_DT * GS_DU * lub + react * v[i, j] * v[i, j]
+            )
+            vb_prev[i, j] = (
+                vb[i, j] * (1.0 - GS_DT * (feed + kill))
+                + GS_DT * GS_DV * lvb
+                + 2.0 * react * u[i, j] * v[i, j]
+            )
+            feed_bar += GS_DT * (ub[i, j] * (1.0 - u[i, j]) - vb[i, j] * v[i, j])
+            kill_bar -= GS_DT * vb[i, j] * v[i, j]
+    return feed_bar, kill_bar
+
+
+@numba.njit(cache=True)
+def gray_scott_grad(u0, v0, feed, kill, steps):
+    """Value and gradient of ``gray_scott`` w.r.t. ``u0``, ``v0``, ``feed`` and ``kill``."""
+    n, m = u0.shape
+    us, vs = np.empty((steps + 1, n, m)), np.empty((steps + 1, n, m))
+    us[0], vs[0] = u0, v0
+    for s in range(steps):
+        _gray_scott_step(us[s], vs[s], feed, kill, us[s + 1], vs[s + 1])
+    value = np.sum(vs[steps] * vs[steps])
+    ub, vb = np.zeros((n, m)), 2.0 * vs[steps]
+    ub_prev, vb_prev = np.empty((n, m)), np.empty((n, m))
+    feed_bar, kill_bar = 0.0, 0.0
+    for s in range(steps - 1, -1, -1):
+        df, dk = _gray_scott_step_adjoint(us[s], vs[s], feed, kill, ub, vb, ub_prev, vb_prev)
+        feed_bar += df
+        kill_bar += dk
+        ub, ub_prev = ub_prev, ub
+        vb, vb_prev = vb_prev, vb
+    return value, ub, vb, feed_bar, kill_bar
+
+
 # ------------------------------------------------------------------------------ mlp3
 
 
@@ -276,9 +353,12 @@ def gmm_grad(alphas, means, log_sd, x, gamma, m_dof):
 
 PRIMALS = {"lorenz": lorenz_primal, "jacobi_2d": jacobi_2d_primal, "mlp3": mlp3_primal}
 PRIMALS["gmm"] = gmm_primal
+PRIMALS["gray_scott"] = gray_scott_primal
 GRADS = {"lorenz": lorenz_grad, "jacobi_2d": jacobi_2d_grad, "mlp3": mlp3_grad, "gmm": gmm_grad}
+GRADS["gray_scott"] = gray_scott_grad
 ARGNUMS = {"lorenz": (0, 1, 2, 3, 4, 5), "jacobi_2d": (0,), "mlp3": (0, 1, 2, 3, 4, 5)}
 ARGNUMS["gmm"] = (0, 1, 2)
+ARGNUMS["gray_scott"] = (0, 1, 2, 3)
 
 
 def check_points():
@@ -289,6 +369,7 @@ def check_points():
         "jacobi_2d": [k.jacobi_2d_args(6, 3), k.jacobi_2d_args(4, 1, seed=1)],
         "mlp3": [k.mlp3_args(5, 3, 4, 2), k.mlp3_args(2, 2, 3, 1, seed=1)],
         "gmm": [k.gmm_args(7, 3, 2), k.gmm_args(4, 2, 3, seed=1)],
+        "gray_scott": [k.gray_scott_args(8, 5), k.gray_scott_args(5, 2, seed=1)],
     }
 
 

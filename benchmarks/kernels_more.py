@@ -5,6 +5,7 @@ slices, ``@``, ``np.tanh``, ``np.exp``, a helper returning a tuple, ``math.lgamm
 
 * :func:`lorenz`: RK4 of the Lorenz system on scalars, a helper for the right-hand side;
 * :func:`jacobi_2d`: PolyBench's 2-D Jacobi stencil written with slices;
+* :func:`gray_scott`: a periodic 2-D Gray-Scott reaction-diffusion written with ``np.roll``;
 * :func:`mlp3`: a 3-layer tanh MLP with matrix products;
 * :func:`gmm`: ADBench's Gaussian-mixture objective with diagonal covariances
   (log-sum-exp over components, a Wishart-style prior, ``math.lgamma``).
@@ -48,6 +49,21 @@ def jacobi_2d(A0, steps):
             B[1:-1, 1:-1] + B[1:-1, :-2] + B[1:-1, 2:] + B[2:, 1:-1] + B[:-2, 1:-1]
         )
     return np.sum(A * A)
+
+
+def gray_scott(u0, v0, feed, kill, steps):
+    """Gray-Scott reaction-diffusion on a periodic grid, explicit Euler, five-point
+    Laplacians by ``np.roll``; returns ``sum(v * v)`` at the end."""
+    du, dv, dt = 0.16, 0.08, 1.0
+    u = u0.copy()
+    v = v0.copy()
+    for _ in range(steps):
+        lu = np.roll(u, 1, 0) + np.roll(u, -1, 0) + np.roll(u, 1, 1) + np.roll(u, -1, 1) - 4.0 * u
+        lv = np.roll(v, 1, 0) + np.roll(v, -1, 0) + np.roll(v, 1, 1) + np.roll(v, -1, 1) - 4.0 * v
+        uvv = u * v * v
+        u = u + dt * (du * lu - uvv + feed * (1.0 - u))
+        v = v + dt * (dv * lv + uvv - (feed + kill) * v)
+    return np.sum(v * v)
 
 
 def mlp3(w1, b1, w2, b2, w3, b3, x, y):
@@ -95,6 +111,19 @@ def jacobi_2d_args(n, steps, seed=4):
     """A random ``n`` x ``n`` grid."""
     rng = np.random.default_rng(seed)
     return (rng.uniform(0.0, 1.0, (n, n)), steps)
+
+
+def gray_scott_args(n, steps, seed=7):
+    """A uniform state with a perturbed square in the middle, the classic start."""
+    rng = np.random.default_rng(seed)
+    u = np.ones((n, n))
+    v = np.zeros((n, n))
+    c, r = n // 2, max(1, n // 8)
+    u[c - r : c + r, c - r : c + r] = 0.5
+    v[c - r : c + r, c - r : c + r] = 0.25
+    u += 0.02 * rng.uniform(-1.0, 1.0, (n, n))
+    v += 0.02 * rng.uniform(-1.0, 1.0, (n, n))
+    return (u, v, 0.035, 0.065, steps)
 
 
 def mlp3_args(n_samples, n_in, n_hidden, n_out, seed=5):

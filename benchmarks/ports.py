@@ -200,6 +200,24 @@ def jacobi_2d(B, A0, steps):
     return B.xp.sum(a * a)
 
 
+def gray_scott(B, u0, v0, feed, kill, steps):
+    """:func:`kernels_more.gray_scott`, unchanged but for the counted loop."""
+    du, dv, dt = 0.16, 0.08, 1.0
+    roll = B.xp.roll
+
+    def laplacian(a):
+        return roll(a, 1, 0) + roll(a, -1, 0) + roll(a, 1, 1) + roll(a, -1, 1) - 4.0 * a
+
+    def step(state):
+        u, v = state
+        uvv = u * v * v
+        u_next = u + dt * (du * laplacian(u) - uvv + feed * (1.0 - u))
+        return u_next, v + dt * (dv * laplacian(v) + uvv - (feed + kill) * v)
+
+    _, v = B.fori(steps, step, (u0, v0))
+    return B.xp.sum(v * v)
+
+
 def mlp3(B, w1, b1, w2, b2, w3, b3, x, y):
     """:func:`kernels_more.mlp3`, unchanged."""
     h1 = B.xp.tanh(x @ w1 + b1)
@@ -231,6 +249,7 @@ PORTS = {
     "jacobi_2d": jacobi_2d,
     "mlp3": mlp3,
     "gmm": gmm,
+    "gray_scott": gray_scott,
 }
 
 BACKENDS = {"jax": jax_backend, "autograd": autograd_backend, "torch": torch_backend}

@@ -66,6 +66,7 @@ def kernels(scale):
         "jacobi_2d": km.jacobi_2d_args(100, max(1, int(50 * scale))),
         "mlp3": km.mlp3_args(128, 32, 64, 8),
         "gmm": km.gmm_args(1000, 8, 4),
+        "gray_scott": km.gray_scott_args(64, max(1, int(50 * scale))),
     }
     found = []
     for name, args in sizes.items():

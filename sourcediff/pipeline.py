@@ -25,7 +25,7 @@ from .analysis.aliases import check_aliasing
 from .analysis.recompute import choose_recomputed, element_reads
 from .analysis.recording import analyze_recording, reverse_reads
 from .analysis.shapes import shape_variant_arrays
-from .analysis.static_shapes import static_shapes
+from .analysis.static_shapes import fixed_lengths, static_shapes
 from .analysis.types import TypeTable, infer_types
 from .codegen import (
     constant_text,
@@ -158,6 +158,7 @@ def source_key(parsed: ParsedFunction, *extra: str) -> str:
         parts += [
             fn.filename,
             fn.name,
+            str(fn.node.lineno),  # generated comments and errors name the user's lines
             fn.source,
             repr(constants),
             repr(sorted(fn.defaults.items())),
@@ -247,11 +248,19 @@ def typed(nf: NormalizedFunction, parsed: ParsedFunction, request: Request) -> T
     check_aliasing(nf.node, types, nf.filename)
     copy_written_views(nf.node, types, nf.namer)
     if scalarizing():
-        scalarize(nf, types, request.dims)
+        _shape_analyses(nf, types, request.dims)
+        scalarize(nf, types, request.dims, types.shapes)
         _dump("scalarize", function_source(nf.node)[0])
-    types.reshaped = frozenset(shape_variant_arrays(nf.node, types))
-    types.shapes = static_shapes(nf.node, types, nf.params, request.dims)
+    _shape_analyses(nf, types, request.dims)
     return types
+
+
+def _shape_analyses(nf: NormalizedFunction, types, dims) -> None:
+    """The symbolic shapes of arrays that keep one at every binding, and which other
+    arrays may change shape between loop iterations (again after scalarize, which adds
+    arrays): a shape known symbolically is the same in every iteration."""
+    types.shapes = static_shapes(nf.node, types, nf.params, dims)
+    types.reshaped = frozenset(shape_variant_arrays(nf.node, types) - set(types.shapes))
 
 
 def scalarizing() -> bool:
@@ -277,7 +286,8 @@ def analyses(nf: NormalizedFunction, parsed: ParsedFunction, request: Request, t
             temps = {t for t in temps if types[t].kind == "int" or t in reads}
         reads_of = lambda stmt, act: reverse_reads(stmt, act, types)  # noqa: E731
         arrays = {name for name, kind in types.variables.items() if kind.kind == "array"}
-        recomputed = choose_recomputed(nf.node, temps, active, reads_of, arrays)
+        fixed = fixed_lengths(nf.node, types)
+        recomputed = choose_recomputed(nf.node, temps, active, reads_of, arrays, fixed)
         recording = analyze_recording(
             nf.node, active, nf.counters, nf.filename, types, recomputed, plan.reruns
         )

@@ -9,7 +9,8 @@ from .rule import Rule
 
 
 def rewrite_rows() -> list[Rule]:
-    """``grow_list``, ``np.interp``, ``as_vector``, ``cumsum_along`` and ``cumprod_along``."""
+    """``grow_list``, ``np.interp``, ``as_vector``, ``cumsum_along``, ``cumprod_along``
+    and ``roll_along``."""
     rows: list[Rule] = []
     # The array behind a list built with append (sourcediff.appends): the old values stay.
     grown = ("g[:buffer.shape[0]]", None), ("grow_list(tangent, count)", None)
@@ -35,4 +36,8 @@ def rewrite_rows() -> list[Rule]:
     product = ("cumprod_along_adjoint(x, g, axis)", None)
     product_on = ("cumprod_along_tangent(x, tangent, axis)", None)
     rows.append(Rule("cumprod_along", ("x", "axis"), ("1", None), product, product_on))
+    # np.roll(x, s, axis=k): a permutation, undone by rolling the adjoint back.
+    rolled = ("roll_along(g, -shift, axis)", None, None)
+    rolled_on = ("roll_along(tangent, shift, axis)", None, None)
+    rows.append(Rule("roll_along", ("x", "shift", "axis"), ("1", None, None), rolled, rolled_on))
     return rows

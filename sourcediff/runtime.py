@@ -33,6 +33,7 @@ from .scans import (  # noqa: F401 - for generated code
     cumprod_along_tangent,
     cumsum_along,
     cumsum_along_adjoint,
+    roll_along,
 )
 from .special import (  # noqa: F401 - for generated code
     cholesky_adjoint,

@@ -1,9 +1,10 @@
 """Cumulative sums and products along an axis (``np.cumsum(x, axis=k)``,
-``np.cumprod(x, axis=k)``, also as methods), which Numba compiles only over the flattened
-array. The flattener spells them ``cumsum_along``/``cumprod_along``; their rows' adjoints
-and tangents are the functions below, each plain NumPy from Python (``jit=False``) and,
-under Numba, the same line map along the axis for arrays of rank 1 to 4
-(``sourcediff.along.map_lines``).
+``np.cumprod(x, axis=k)``, also as methods), and ``np.roll(x, s, axis=k)``, which Numba
+compiles only over the flattened array. The flattener spells them ``cumsum_along``,
+``cumprod_along`` and ``roll_along``; their rows' adjoints and tangents are the functions
+below, each plain NumPy from Python (``jit=False``) and, under Numba, the same line map
+along the axis for arrays of rank 1 to 4 (``sourcediff.along.map_lines``); a roll is plain
+loops over the elements (higher ranks seen as (before the axis, the axis, after it)).
 
 >>> import numpy as np
 >>> x = np.array([[1.0, 2.0], [3.0, 4.0]])
@@ -15,6 +16,9 @@ array([[2., 1.],
        [2., 1.]])
 >>> cumprod_along_adjoint(np.array([[2.0, 0.0, 3.0]]), np.ones((1, 3)), -1)  # exact at 0
 array([[1., 8., 0.]])
+>>> roll_along(x, 1, -1)  # its adjoint is roll_along(g, -1, -1)
+array([[2., 1.],
+       [4., 3.]])
 """
 
 from __future__ import annotations
@@ -35,6 +39,11 @@ def cumsum_along(x, axis):
 def cumprod_along(x, axis):
     """``np.cumprod(x, axis=axis)``."""
     return np.cumprod(x, axis=axis)
+
+
+def roll_along(x, shift, axis):
+    """``np.roll(x, shift, axis=axis)`` for one integer axis."""
+    return np.roll(x, shift, axis=axis)
 
 
 def cumsum_along_adjoint(g, axis):
@@ -130,7 +139,74 @@ def _cumprod_along_tangent(x, t, axis):
     return compiled and (lambda x, t, axis: compiled(x, t, axis))
 
 
+@numba.njit(cache=True)
+def _roll_blocks(shape, axis):
+    """The array's shape as (lengths before ``axis``, along it, after it)."""
+    axis = axis % len(shape)
+    before, after = 1, 1
+    for k in range(len(shape)):
+        if k < axis:
+            before *= shape[k]
+        elif k > axis:
+            after *= shape[k]
+    return before, shape[axis], after
+
+
+@numba.njit(cache=True)
+def _roll_blocks_flat(flat, blocks, shift):
+    """``flat`` (C order) seen as ``blocks`` = (before, along, after), rolled along the
+    middle axis."""
+    before, length, after = blocks
+    out = np.empty_like(flat)
+    for b in range(before):
+        for i in range(length):
+            source = (b * length + i) * after
+            target = (b * length + (i + shift) % length) * after
+            for a in range(after):
+                out[target + a] = flat[source + a]
+    return out
+
+
+@overload(roll_along)
+def _roll_along(x, shift, axis):
+    if x.ndim == 1:
+        return lambda x, shift, axis: _roll_vector(x, shift)
+    if x.ndim == 2:
+        return lambda x, shift, axis: _roll_matrix(x, shift, axis)
+
+    def impl(x, shift, axis):
+        flat = np.ascontiguousarray(x).ravel()
+        return _roll_blocks_flat(flat, _roll_blocks(x.shape, axis), shift).reshape(x.shape)
+
+    return impl
+
+
+@numba.njit(cache=True)
+def _roll_vector(x, shift):
+    n = x.shape[0]
+    out = np.empty(n, x.dtype)
+    for i in range(n):
+        out[(i + shift) % n] = x[i]
+    return out
+
+
+@numba.njit(cache=True)
+def _roll_matrix(x, shift, axis):
+    """Plain loops (Numba compiles them in a fraction of the time of block copies)."""
+    rows, columns = x.shape
+    out = np.empty((rows, columns), x.dtype)
+    along_rows = axis % 2 == 0
+    for i in range(rows):
+        for j in range(columns):
+            if along_rows:
+                out[(i + shift) % rows, j] = x[i, j]
+            else:
+                out[i, (j + shift) % columns] = x[i, j]
+    return out
+
+
 HELPERS = (
+    "roll_along",
     "cumsum_along",
     "cumprod_along",
     "cumsum_along_adjoint",

@@ -420,6 +420,18 @@ def stacked_attention(T, W, x):
     return np.sum(mixed * mixed) + np.sum(W @ x) + spread
 
 
+def rolls_in_loops(u, w, c, k):
+    """``np.roll`` stored back into the array it rolls (not fusible), by a shift that
+    changes every step, of a rebound array, and of rank-3 stacks along two axes."""
+    v = u.copy()
+    t = u * c
+    for i in range(k):
+        v[:] = np.roll(v, 1, 0) * c + v
+        t = t + np.roll(t, i, 1) * 0.3 - np.roll(u, i + 1, -1) * w
+    b = np.roll(np.stack((u, v)), 1, axis=2) - np.roll(np.stack((t, u)), -1, axis=-3)
+    return np.sum(v**2) + np.sum(t * u) + np.sum(b * b)
+
+
 def cumulative_along_axes(A, w):
     """``np.cumsum``/``np.cumprod`` along an axis (also as methods, over a zero, on a rank-3
     stack) and ``np.roll`` along negative axes."""
@@ -510,6 +522,7 @@ CASES = [
     (tabulated_forcing, (0.7, KNOTS.copy(), np.cos(np.arange(5.0))), (0, 1, 2)),
     (stacked_attention, (T233.copy(), A3.copy() * 0.5, np.array([0.3, -0.2, 0.6])), (0, 1, 2)),
     (periodic_stencil_2d, (A4[:3].copy(), 0.15, 3), (0, 1)),
+    (rolls_in_loops, (A4[:3].copy(), 0.4, 0.7, 3), (0, 1, 2)),
     (
         cumulative_along_axes,
         (A4[:3] * np.array([1.0, 1.0, 0.0, 1.0]), np.array([0.7, -1.3, 0.4])),

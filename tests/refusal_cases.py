@@ -73,10 +73,6 @@ def norm_of_order_one(x):
     return np.linalg.norm(x, ord=1) * x[0]  # <- refused
 
 
-def rolls_along_a_variable_axis(A, k):
-    return np.sum(np.roll(A, 1, axis=k) * A)  # <- refused
-
-
 def reduces_over_a_variable_tuple_axis(A, k):
     return np.sum(np.mean(A, axis=(0, k)))  # <- refused
 

@@ -20,6 +20,7 @@ CASES = [
     ("logistic", g.logistic, (0, 1), (2.0, 0.1, 100), "auto"),
     ("heat", g.heat, (0, 1), (np.linspace(0.0, 1.0, 8), 0.1, 10), "store"),
     ("pair_energy", g.pair_energy, (0, 1), (np.linspace(0.0, 1.0, 5), 0.5), "store"),
+    ("gray_scott", g.gray_scott, (0, 1, 2, 3), (np.ones((4, 5)),) * 2 + (0.03, 0.06, 3), "auto"),
     ("heat_checkpoint", g.heat, (0, 1), (np.linspace(0.0, 1.0, 8), 0.1, 10), sd.Checkpoint(4)),
     (
         "mlp_loss",

@@ -125,7 +125,7 @@ def test_a_normalized_statement_reading_its_own_target_is_an_error_not_a_wrong_n
     a rewrite that broke the rule must fail loudly."""
     from sourcediff import pipeline
 
-    def reads_its_target(nf, types, dims):
+    def reads_its_target(nf, types, dims, known=None):
         # The result's last statement t10 = t8 + t9 becomes t10 = t10 + t9: still active.
         for stmt in reversed(nf.node.body):
             if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.BinOp):

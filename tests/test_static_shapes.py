@@ -7,7 +7,7 @@ import textwrap
 import numpy as np
 
 import sourcediff as sd
-from sourcediff.analysis.static_shapes import static_shapes
+from sourcediff.analysis.static_shapes import fixed_lengths, static_shapes
 from sourcediff.analysis.types import TypeTable, VarType
 
 MATRIX, VECTOR, FLOAT = (
@@ -17,10 +17,9 @@ MATRIX, VECTOR, FLOAT = (
 )
 
 
-def _shapes(source: str, variables: dict, params: list[str], dims=None, reshaped=()):
+def _shapes(source: str, variables: dict, params: list[str], dims=None):
     node = ast.parse(textwrap.dedent(source)).body[0]
-    types = TypeTable(variables, FLOAT, reshaped=frozenset(reshaped))
-    return static_shapes(node, types, params, dims)
+    return static_shapes(node, TypeTable(variables, FLOAT), params, dims)
 
 
 def test_two_arguments_of_unrelated_lengths_broadcast_to_no_known_shape():
@@ -82,18 +81,47 @@ def test_a_rebound_argument_has_no_shape_from_its_new_values():
     assert "u" not in shapes and "t" not in shapes  # u arrives with the caller's shape
 
 
-def test_a_shape_variant_array_has_none():
+def test_an_array_sliced_by_the_loop_variable_has_no_shape():
     shapes = _shapes(
         """
         def f(a):
-            t = a * 2.0
-            return t
+            s = 0.0
+            for i in range(3):
+                t = a[:i]
+                s = s + np.sum(t)
+            return s
         """,
-        {"a": VECTOR, "t": VECTOR},
+        {"a": VECTOR, "t": VECTOR, "s": FLOAT, "i": VarType("int")},
         ["a"],
-        reshaped=["t"],
+        dims=(("n",),),
     )
-    assert "t" not in shapes
+    assert "t" not in shapes  # a new length every iteration
+
+
+def test_an_argument_rebound_in_a_loop_keeps_the_callers_shape():
+    """``u = u + c * lap`` keeps the caller's shape, and a fresh array allocated from
+    lengths read in the loop (``np.empty((max(k, 0),))``, as scalarize writes) has it too;
+    such lengths are the same at every assignment (``fixed_lengths``)."""
+    node = ast.parse(
+        textwrap.dedent(
+            """
+            def f(u, c):
+                for i in range(3):
+                    lap = roll_along(u, 1, 0) - u
+                    k = u.shape[0]
+                    w = np.empty((max(k, 0),))
+                    u = u + c * lap + w
+                return u
+            """
+        )
+    ).body[0]
+    int_ = VarType("int")
+    variables = {"u": VECTOR, "c": FLOAT, "lap": VECTOR, "w": VECTOR, "k": int_, "i": int_}
+    types = TypeTable(variables, FLOAT)
+    shapes = static_shapes(node, types, ["u", "c"], (("n",), None))
+    assert shapes["u"] == shapes["lap"] == shapes["w"] == (("class", "n"),)
+    types.shapes = shapes
+    assert fixed_lengths(node, types) == {"k"}
 
 
 def mlp(w1, b1, w2, x, y):

@@ -7,7 +7,8 @@ before the adjoint statement that reads it, instead of being recorded, when:
 - ``t`` has one definition, and every statement that needs it is later in
   the same block, with no assignment to ``a`` or ``b`` in between;
 - each operand is free to read there: a number, a name assigned nowhere
-  inside a loop, a name the reverse sweep restores anyway, or another
+  inside a loop, a name the reverse sweep restores anyway, a length that is
+  the same at every assignment (``n = u.shape[0]`` in a loop), or another
   recomputed temporary.
 
 Recomputing then costs a few arithmetic instructions and saves a store and a
@@ -22,17 +23,20 @@ import ast
 from .. import ir, rules
 from .sharing import alias_classes
 
-CHEAP = {"+", "-", "*", "/", "neg", ""}
+CHEAP = {"+", "-", "*", "/", "%", "neg", ""}
 
 
 def _reads_by_statement(node, active, reads_of) -> dict[int, set[str]]:
     return {id(s): reads_of(s, active) for s in ast.walk(node) if isinstance(s, ast.Assign)}
 
 
-def choose_recomputed(node, temps: set[str], active: set[str], reads_of, arrays=frozenset()):
-    """Map each recomputed temporary to its defining statement (see module docstring)."""
+def choose_recomputed(
+    node, temps: set[str], active: set[str], reads_of, arrays=frozenset(), fixed=frozenset()
+):
+    """Map each recomputed temporary to its defining statement (see module docstring);
+    ``fixed``: integers of one value wherever they are read."""
     reads = _reads_by_statement(node, active, reads_of)
-    needed = set().union(*reads.values()) if reads else set()
+    needed = (set().union(*reads.values()) if reads else set()) | set(fixed)
     candidates: dict[str, ast.Assign] = {}
     positions: dict[str, tuple[list, int]] = {}
     in_loops = _assigned_in_loops(node.body, False) - _loop_targets(node)
@@ -134,7 +138,7 @@ def _read_only_arrays(node: ast.FunctionDef, arrays) -> dict[int, set[str]]:
     unchanged: dict[int, set[str]] = {}
     changed: set[str] = set()  # from the current top-level statement to the end
     for top in reversed(node.body):
-        changed |= _changed([top])
+        changed |= _changed([top], arrays)
         changed |= {other for name in changed & arrays for other in aliases.get(name, ())}
         names = frozenset({n.id for n in ast.walk(top) if isinstance(n, ast.Name)} - changed)
         for stmt in ast.walk(top):
@@ -143,11 +147,17 @@ def _read_only_arrays(node: ast.FunctionDef, arrays) -> dict[int, set[str]]:
     return {key: names | params for key, names in unchanged.items()}
 
 
-def _changed(stmts: list[ast.stmt]) -> set[str]:
-    """Names assigned, written into, permuted or iterated over in ``stmts``."""
+def _changed(stmts: list[ast.stmt], arrays=frozenset()) -> set[str]:
+    """Names assigned, written into, permuted or iterated over in ``stmts``, but for two
+    kinds of statement that leave every array read before them as it was: an array name
+    bound to another array (the reverse sweep restores the name where it reads it), and
+    scalarize's filling of an array it has just allocated (``fills_fresh``)."""
     changed = set()
     for stmt in (sub for s in stmts for sub in ast.walk(s)):
         if isinstance(stmt, ast.Assign):
+            rebinds = len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
+            if getattr(stmt, "fills_fresh", False) or (rebinds and stmt.targets[0].id in arrays):
+                continue
             changed |= {n.id for n in ast.walk(stmt.targets[0]) if isinstance(n, ast.Name)}
         elif isinstance(stmt, ast.For):
             changed.add(stmt.target.id)

@@ -27,6 +27,7 @@ from .dataflow import Dataflow
 from .recompute import names_read
 from .replayed_bounds import ARITHMETIC, bound_names, replay_operands, replayed_bounds
 from .sharing import alias_classes
+from .static_shapes import fixed_lengths
 
 
 @dataclass
@@ -114,7 +115,7 @@ class _Analysis(Dataflow):
         self.same_counts = invariant_trip_counts(node, counters)
         replayed = replayed_bounds(node, counters).items()
         self.result.replayed = {k: s for k, s in replayed if k not in self.same_counts}
-        self.unsaved = self.same_counts | set(self.result.replayed)
+        self.unsaved = self.same_counts | set(self.result.replayed) | _same_lengths(node, types)
         self.loop_targets = {s.target.id for s in ast.walk(node) if isinstance(s, ast.For)}
         self.aliases = alias_classes(node)
 
@@ -152,6 +153,8 @@ class _Analysis(Dataflow):
         # It changes every name that may share the array's memory (``v = u``) too.
         overwritten = self.sharing(target) if element_write else {target, shape_of(target)}
         needed = live & overwritten or (target in self.result.reshaped and not element_write)
+        if getattr(stmt, "fills_fresh", False):
+            needed = False  # it overwrites what np.empty left, which nothing reads
         if needed and id(stmt) not in self.unsaved:
             self.result.saves.add(id(stmt))
             self.result.reads.add(target)
@@ -297,6 +300,17 @@ def time_loop(loop: ast.stmt, types) -> bool:
         return True
     assigned = {ir.target_name(s) for s in ast.walk(body) if isinstance(s, ast.Assign)}
     return any(types[name].kind == "array" for name in assigned if name)
+
+
+def _same_lengths(node: ast.FunctionDef, types) -> set[int]:
+    """Assignments of an integer that holds one axis length wherever it is assigned
+    (``n = u.shape[0]`` in a loop, ``u`` of one shape): what they overwrite is equal."""
+    lengths = fixed_lengths(node, types) if getattr(types, "shapes", None) else set()
+    return {
+        id(stmt)
+        for stmt in ast.walk(node)
+        if isinstance(stmt, ast.Assign) and ir.target_name(stmt) in lengths
+    }
 
 
 def analyze_recording(

@@ -41,6 +41,8 @@ import ast
 from .. import ir, rules
 
 SHAPE_KINDS = {"int", "tuple"}
+#: Calls whose result is their first argument's elements in another order, same shape.
+PERMUTATIONS = {"np.roll", "np.flip", "roll_along"}
 
 
 def shape_variant_arrays(node: ast.FunctionDef, types) -> set[str]:
@@ -100,7 +102,8 @@ def _redefined_with_another_shape(node, loop, types) -> set[str]:
 
 def _shape_source(value: ast.expr, same: dict, types) -> str | None:
     """The array whose loop-entry shape ``value`` has, when that is evident: a copy of it,
-    or an elementwise operation whose array operands all have the same one."""
+    a roll or flip of it, or an elementwise operation whose array operands all have the
+    same one."""
     if isinstance(value, ast.Name):
         return same.get(value.id, value.id)
     if (
@@ -110,6 +113,9 @@ def _shape_source(value: ast.expr, same: dict, types) -> str | None:
     ):
         value = value.func.value
         return same.get(value.id, value.id) if isinstance(value, ast.Name) else None
+    if isinstance(value, ast.Call) and rules.call_path(value.func) in PERMUTATIONS:
+        first = value.args[0] if value.args else None
+        return same.get(first.id, first.id) if isinstance(first, ast.Name) else None
     rule = rules.lookup(rules.rule_name(value))
     if rule is None or rule.adjoints is not None:
         return None

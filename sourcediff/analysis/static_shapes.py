@@ -38,7 +38,7 @@ from __future__ import annotations
 import ast
 
 from .. import ir, rules
-from ..normalize.elements import LIKE, UNARY_UFUNCS, Shapes
+from ..normalize.elements import FRESH, LIKE, UNARY_UFUNCS, Shapes
 
 UNKNOWN = None
 MATRIX_PRODUCTS = {"matmul", "np.dot", "np.matmul"}
@@ -54,6 +54,9 @@ SHAPE_OF_ARGUMENT = {
     "matmul_adjoint_right": 2,
     "dot_adjoint_left": 1,
     "dot_adjoint_right": 2,
+    "np.roll": 0,
+    "np.flip": 0,
+    "roll_along": 0,
 }
 
 
@@ -62,21 +65,46 @@ def static_shapes(node: ast.FunctionDef, types, params: list[str], dims) -> dict
     fixed = Shapes(params, dims, node, types).fixed
     fixed |= {n: () for n, kind in types.variables.items() if kind.kind in ("float", "int", "bool")}
     bindings = _bindings(node, types)
+    callers = _caller_shapes(params, dims)
     for name in set(params) & set(bindings):
-        bindings[name].append(ast.Constant(None))  # the caller's array, of unknown shape
+        # the caller's array: of the request's dimension classes (unknown without them)
+        caller = ast.Name(_caller(name), ast.Load()) if name in callers else ast.Constant(None)
+        bindings[name].append(caller)
+    fixed |= {_caller(name): shape for name, shape in callers.items()}
+    length_bindings = _length_bindings(node, types)
     poisoned: set[str] = set()
     while True:
-        shapes = _assumed(bindings, fixed, poisoned, types)
+        shapes, lengths = _assumed(bindings, fixed, poisoned, types, length_bindings)
         wrong = {
             name
             for name, values in bindings.items()
             if name in shapes
             and name not in fixed  # bound once, its shape read from that binding
-            and any(expression_shape(value, shapes) != shapes[name] for value in values)
+            and any(expression_shape(value, shapes, lengths) != shapes[name] for value in values)
         }
         if not wrong:
-            return shapes
+            return {name: shape for name, shape in shapes.items() if "@" not in name}
         poisoned |= wrong
+
+
+def fixed_lengths(node: ast.FunctionDef, types) -> set[str]:
+    """Integers that hold one axis length at every binding (``n = u.shape[0]`` of an array
+    of one static shape, ``types.shapes``): the same value wherever they are read."""
+    return set(_lengths(_length_bindings(node, types), types.shapes))
+
+
+def _caller(name: str) -> str:
+    """The name standing for a rebound argument's array as the caller passed it."""
+    return f"{name}@caller"
+
+
+def _caller_shapes(params: list[str], dims) -> dict[str, tuple]:
+    """Each array argument's shape as the request's dimension classes give it."""
+    return {
+        name: tuple(("class", label) for label in axes)
+        for name, axes in zip(params, dims or ())
+        if axes is not None
+    }
 
 
 def _bindings(node: ast.FunctionDef, types) -> dict[str, list[ast.expr]]:
@@ -97,38 +125,102 @@ def _bindings(node: ast.FunctionDef, types) -> dict[str, list[ast.expr]]:
     return out
 
 
-def _assumed(bindings: dict, fixed: dict, poisoned: set[str], types) -> dict[str, tuple]:
-    """Shapes found by propagating from the fixed ones, each name taking the shape of
-    the first of its bindings that is known (checked against the others afterwards)."""
-    shapes = dict(fixed)
+def _length_bindings(node: ast.FunctionDef, types) -> dict[str, list]:
+    """The values bound to each integer name (None where it is bound otherwise)."""
+    out: dict[str, list] = {}
+    for stmt in ast.walk(node):
+        if isinstance(stmt, (ast.For, ast.AugAssign)) and isinstance(stmt.target, ast.Name):
+            out.setdefault(stmt.target.id, []).append(None)
+        elif isinstance(stmt, ast.Assign) and any(
+            isinstance(t, ast.Name) and types[t.id].kind == "int" for t in stmt.targets
+        ):
+            for target in stmt.targets:
+                simple = len(stmt.targets) == 1 and isinstance(target, ast.Name)
+                if isinstance(target, ast.Name):
+                    out.setdefault(target.id, []).append(stmt.value if simple else None)
+        elif isinstance(stmt, ast.Assign):  # tuple targets: not a single length
+            for target in ast.walk(stmt.targets[0]):
+                if isinstance(target, ast.Name) and isinstance(target.ctx, ast.Store):
+                    out.setdefault(target.id, []).append(None)
+    return out
+
+
+def _lengths(length_bindings: dict, shapes: dict) -> dict[str, tuple]:
+    """Integers that are one axis length at every binding (``n = u.shape[0]``)."""
+    lengths: dict[str, tuple] = {}
     grew = True
     while grew:
         grew = False
+        for name, values in length_bindings.items():
+            found = {_length_symbol(v, shapes, lengths) for v in values}
+            if name not in lengths and len(found) == 1 and None not in found:
+                lengths[name] = found.pop()
+                grew = True
+    return lengths
+
+
+def _length_symbol(value, shapes: dict, lengths: dict):
+    """The symbol of the axis length ``value`` is: ``a.shape[k]``, ``max(n, 0)`` or
+    ``len(range(n))`` of a length ``n``."""
+    if value is None:
+        return None
+    if isinstance(value, ast.Name):
+        return lengths.get(value.id)
+    if ir.shape_axis(value) is not None:
+        array, k = ir.shape_axis(value)
+        shape = shapes.get(array, UNKNOWN)
+        return shape[k] if shape is not UNKNOWN and k < len(shape) else None
+    call = rules.call_path(value.func) if isinstance(value, ast.Call) else ""
+    if call == "max" and len(value.args) == 2 and _is_zero(value.args[1]):
+        return _length_symbol(value.args[0], shapes, lengths)
+    if call == "len" and len(value.args) == 1 and ir.len_range_args(value) is not None:
+        bounds = ir.len_range_args(value)  # len(range(n)) of a length n is n
+        return _length_symbol(bounds[0], shapes, lengths) if len(bounds) == 1 else None
+    return None
+
+
+def _is_zero(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and type(node.value) is int and node.value == 0
+
+
+def _assumed(bindings: dict, fixed: dict, poisoned: set[str], types, length_bindings: dict):
+    """Shapes found by propagating from the fixed ones, each name taking the shape of
+    the first of its bindings that is known (checked against the others afterwards);
+    and the integers that are axis lengths of those shapes."""
+    shapes = dict(fixed)
+    lengths: dict[str, tuple] = {}
+    grew = True
+    while grew:
+        grew = False
+        lengths = _lengths(length_bindings, shapes)
         for name, values in bindings.items():
-            if name in shapes or name in poisoned or name in types.reshaped:
+            if name in shapes or name in poisoned:
                 continue
             for value in values:
-                shape = expression_shape(value, shapes)
+                shape = expression_shape(value, shapes, lengths)
                 if shape is not UNKNOWN:
                     shapes[name] = shape
                     grew = True
                     break
-    return shapes
+    return shapes, lengths
 
 
-def expression_shape(value: ast.expr, shapes: dict):
+def expression_shape(value: ast.expr, shapes: dict, lengths: dict | None = None):
     """The symbolic shape of ``value`` given those of the names it reads (``()`` for
-    numbers), or UNKNOWN. Also for generated code: ``sum_to(g, like)`` has ``like``'s
-    shape and the matrix-product adjoints that of the operand they belong to."""
+    numbers) and the axis lengths integers hold, or UNKNOWN. Also for generated code:
+    ``sum_to(g, like)`` has ``like``'s shape and the matrix-product adjoints that of the
+    operand they belong to."""
     if isinstance(value, ast.Constant):
         return () if isinstance(value.value, (int, float)) else UNKNOWN
     if isinstance(value, ast.Name):
         return shapes.get(value.id, UNKNOWN)
     call = rules.call_path(value.func) if isinstance(value, ast.Call) else ""
     if call in LIKE and len(value.args) == 1 and not value.keywords:
-        return expression_shape(value.args[0], shapes)
+        return expression_shape(value.args[0], shapes, lengths)
     if call in SHAPE_OF_ARGUMENT and not value.keywords:
-        return expression_shape(value.args[SHAPE_OF_ARGUMENT[call]], shapes)
+        return expression_shape(value.args[SHAPE_OF_ARGUMENT[call]], shapes, lengths)
+    if call in FRESH and len(value.args) == 1 and not value.keywords:
+        return _fresh(value.args[0], shapes, lengths or {})
     matmul = isinstance(value, ast.BinOp) and isinstance(value.op, ast.MatMult)
     if call in MATRIX_PRODUCTS or matmul:
         return _product(rules.operands(value), shapes)
@@ -137,7 +229,14 @@ def expression_shape(value: ast.expr, shapes: dict):
     elementwise |= isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.USub)
     if not elementwise:
         return UNKNOWN  # a constructor (np.eye(n)), a reduction, a reshape...
-    return _broadcast([expression_shape(arg, shapes) for arg in rules.operands(value)])
+    return _broadcast([expression_shape(arg, shapes, lengths) for arg in rules.operands(value)])
+
+
+def _fresh(shape: ast.expr, shapes: dict, lengths: dict):
+    """The shape of ``np.empty(shape)`` when each length is a known axis length."""
+    parts = shape.elts if isinstance(shape, ast.Tuple) else [shape]
+    found = tuple(_length_symbol(part, shapes, lengths) for part in parts)
+    return UNKNOWN if None in found else found
 
 
 def _product(operands: list[ast.expr], shapes: dict):

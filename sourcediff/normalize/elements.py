@@ -51,16 +51,22 @@ def axis_index(k: int) -> str:
     return f"_sd_axis{k}"
 
 
+def length_index(k: int) -> str:
+    """The placeholder name of the loop's length along axis ``k`` (a roll's modulus)."""
+    return f"_sd_length{k}"
+
+
 class Shapes:
     """Symbolic lengths of the arrays a region reads, as they are when the region runs.
 
     An argument the function never rebinds has the caller's lengths (equal ones share a
     symbol). A name bound once, to a copy of such an array or a fresh array of its
     lengths (``A = np.copy(A0)``, ``f = np.zeros((n, 2))`` with ``n = x.shape[0]``), has
-    them too; any other array has its own symbols, read when the region runs.
+    them too, and so has a name ``known`` to keep one shape however often it is bound;
+    any other array has its own symbols, read when the region runs.
     """
 
-    def __init__(self, params: list[str], dims: tuple | None, node=None, types=None):
+    def __init__(self, params: list[str], dims: tuple | None, node=None, types=None, known=None):
         stores = Counter(params) if node is None else Counter(binding_counts(node))
         self.fixed: dict[str, tuple] = {}
         self.sources: dict[tuple, tuple[str, int]] = {}
@@ -73,8 +79,30 @@ class Shapes:
                 self.fixed[name] = tuple(("class", label) for label in axes)
                 for k, label in enumerate(axes):
                     self.sources.setdefault(("class", label), (name, k))
+        self._rebound({n: s for n, s in (known or {}).items() if stores[n] > 1}, params)
         if node is not None:
             self._bound_once(node, {n for n, count in stores.items() if count == 1})
+
+    def _rebound(self, known: dict, params: list[str]) -> None:
+        """Arrays bound several times that have one symbolic shape at every binding
+        (``known``, from ``analysis.static_shapes``: ``u = u + dt * lap`` in a loop)."""
+        for name in params:  # such an argument's lengths can be read at any time
+            for k, symbol in enumerate(known.get(name) or ()):
+                if symbol[0] == "class":
+                    self.sources.setdefault(symbol, (name, k))
+        for name, shape in known.items():
+            if (
+                name not in self.fixed
+                and shape
+                and all(self._readable(symbol, params) for symbol in shape)
+            ):
+                self.fixed[name] = shape
+
+    def _readable(self, symbol: tuple, params: list[str]) -> bool:
+        """Whether ``source`` can name an array (or a constant) holding the length."""
+        if symbol[0] == "class":
+            return symbol in self.sources
+        return symbol[0] == "constant" or (symbol[0] == "shape" and symbol[1] in params)
 
     def _bound_once(self, node: ast.FunctionDef, once: set[str]) -> None:
         bindings = [
@@ -144,6 +172,7 @@ class ElementReader:
         self.env = env
         self.reads: list[tuple[str, str]] = []
         self.outer_reads: set[str] = set()  # names read from before the region
+        self.rolls = False  # whether an element reads a rolled array (length_index)
 
     def read(self, node: ast.expr):
         """``(shape, element)`` of ``node``, shape ``SCALAR`` for a number; or ``None``."""
@@ -161,7 +190,34 @@ class ElementReader:
             path = rules.call_path(node.func)
             if path in UNARY_UFUNCS:
                 return self._combine(node.args, lambda a: ast.Call(node.func, [a], []))
+        if isinstance(node, ast.Call) and rules.call_path(node.func) == "roll_along":
+            return self.rolled(node)
         return None
+
+    def rolled(self, node: ast.Call):
+        """``roll_along(A, s, k)`` of an outside array: ``A[j0, (j1 - s) % n1]``, where
+        ``n1`` is the loop's length along axis 1 (the region has A's shape)."""
+        if len(node.args) != 3 or node.keywords or not isinstance(node.args[0], ast.Name):
+            return None
+        array, shift, axis = node.args
+        kind = self.types[array.id] if array.id not in self.env else None
+        axis = _int_constant(axis, None)
+        if kind is None or not _float64_array(kind) or axis is None:
+            return None
+        if not -kind.ndim <= axis < kind.ndim:
+            return None
+        constant = _int_constant(shift, None)
+        if constant is None and not self._integer_atom(shift):
+            return None
+        shape, element = self._name(array.id)  # a read of the whole array
+        axis %= kind.ndim
+        index = list(element.slice.elts) if kind.ndim > 1 else [element.slice]
+        moved = _offset(index[axis], -constant) if constant is not None else None
+        if moved is None:
+            moved = ast.BinOp(index[axis], ast.Sub(), ast.Name(shift.id, ast.Load()))
+        index[axis] = ast.BinOp(moved, ast.Mod(), ast.Name(length_index(axis), ast.Load()))
+        self.rolls = True
+        return shape, _subscript(array.id, index)
 
     def _name(self, name: str):
         if name in self.env:
@@ -259,6 +315,8 @@ def _int_constant(node, default):
 
 
 def _offset(index: ast.expr, start: int) -> ast.expr:
+    if start < 0:
+        return ast.BinOp(index, ast.Sub(), ast.Constant(-start))
     return ast.BinOp(index, ast.Add(), ast.Constant(start)) if start else index
 
 

@@ -1,18 +1,18 @@
 """``np.roll`` along an axis, ``np.append`` and cumulative sums and products along an axis,
-which Numba lacks or flattens, rewritten by the flattener into slices, ``np.concatenate``
-and runtime functions (rows the table has, for any rank)::
+which Numba lacks or flattens, rewritten by the flattener into runtime functions (rows the
+table has, for any rank) and ``np.concatenate``::
 
-    np.roll(A, s, axis=1)   ->   np.concatenate((A[:, n - s % n:], A[:, :n - s % n]), axis=1)
-                                 (n = A.shape[1]; axis=-2 slices A[..., c:, :])
+    np.roll(A, s, axis=1)   ->   roll_along(A, s, 1)
     np.append(a, v)         ->   np.concatenate((np.ravel(a), as_vector(v)))
     np.append(A, B, axis=0) ->   np.concatenate((A, B), axis=0)
     np.cumsum(A, axis=1)    ->   cumsum_along(A, 1)           (np.cumprod: cumprod_along)
 
->>> print(roll_source("np", "A", "s", 1))
-np.concatenate((A[:, A.shape[1] - s % A.shape[1]:], A[:, :A.shape[1] - s % A.shape[1]]), axis=1)
->>> print(roll_source("np", "A", "1", -2))  # doctest: +NORMALIZE_WHITESPACE
-np.concatenate((A[..., A.shape[-2] - 1 % A.shape[-2]:, :],
-                A[..., :A.shape[-2] - 1 % A.shape[-2], :]), axis=-2)
+A roll stays one call (not two slices and a concatenation) so that its result visibly has
+its operand's shape, and a stencil ``u = u + np.roll(u, 1, 0) - ...`` keeps one adjoint
+array across the steps.
+
+>>> print(append_source("np", "A", "B", "0"))
+np.concatenate((A, B), axis=0)
 """
 
 from __future__ import annotations
@@ -22,16 +22,6 @@ import ast
 REWRITTEN = ("np.roll", "np.append", "np.cumsum", "np.cumprod")
 # Along an axis, spelled as runtime functions with rows (sourcediff.scans).
 SCANS = {"np.cumsum": "cumsum_along", "np.cumprod": "cumprod_along"}
-
-
-def roll_source(numpy: str, x: str, shift: str, axis: int) -> str:
-    """``np.roll(x, shift, axis=axis)`` for a constant axis, in slices (a negative axis
-    counts from the end, through an ellipsis, so the rank need not be known)."""
-    length = f"{x}.shape[{axis}]"
-    cut = f"{length} - {shift} % {length}"
-    before, after = (":, " * axis, "") if axis >= 0 else ("..., ", ", :" * (-axis - 1))
-    head, tail = f"{before}{cut}:{after}", f"{before}:{cut}{after}"
-    return f"{numpy}.concatenate(({x}[{head}], {x}[{tail}]), axis={axis})"
 
 
 def append_source(numpy: str, array: str, values: str, axis: str | None) -> str:
@@ -50,24 +40,15 @@ def rewrite_rearrangement(flat, path: str, args: list[ast.expr], keywords, expr:
     if path in SCANS:
         return _scan(flat, path, args, options)
     if path == "np.roll":
-        axis = options.get("axis", args[2] if len(args) > 2 else None)
-        if axis is None:
-            return None  # np.roll(x, shift): a row of the table
-        constant = constant_int(axis)
-        if constant is None:
-            raise flat.fn.error(
-                expr, "np.roll takes axis= as a constant (0, 1, ..., or -1, -2, ...) here"
-            )
-        source = roll_source(_numpy(flat), *_named(args[:2]), constant)
-    else:
-        axis = options.get("axis", args[2] if len(args) > 2 else None)
-        array, values = args[:2]
-        if axis is None:  # the values as a new vector, by a row of the table
-            vector = flat.new_temp()
-            flat.assign(vector, ast.Call(ast.Name("as_vector", ast.Load()), [values], []))
-            values = ast.Name(vector, ast.Load())
-        axis_text = None if axis is None else ast.unparse(flat.atom(axis))
-        source = append_source(_numpy(flat), *_named([array, values]), axis_text)
+        return _roll(flat, args, options, expr)
+    axis = options.get("axis", args[2] if len(args) > 2 else None)
+    array, values = args[:2]
+    if axis is None:  # the values as a new vector, by a row of the table
+        vector = flat.new_temp()
+        flat.assign(vector, ast.Call(ast.Name("as_vector", ast.Load()), [values], []))
+        values = ast.Name(vector, ast.Load())
+    axis_text = None if axis is None else ast.unparse(flat.atom(axis))
+    source = append_source(_numpy(flat), *_named([array, values]), axis_text)
     rewritten = ast.parse(source, mode="eval").body
     for node in ast.walk(rewritten):  # errors inside it name the user's line
         ast.copy_location(node, expr)
@@ -81,6 +62,20 @@ def _scan(flat, path: str, args: list[ast.expr], options: dict):
     if axis is None or set(options) - {"axis"}:
         return None  # the rule-table check reports any other keyword with the line
     return ast.Call(ast.Name(SCANS[path], ast.Load()), [args[0], flat.atom(axis)], [])
+
+
+def _roll(flat, args: list[ast.expr], options: dict, expr: ast.Call):
+    """``np.roll(x, s, axis=k)`` as ``roll_along(x, s, k)``; None without an axis (the
+    flattened roll Numba has: a row of the table)."""
+    if "shift" in options:
+        args = [args[0], options.pop("shift")]
+    axis = options.get("axis", args[2] if len(args) > 2 else None)
+    if axis is None or set(options) - {"axis"} or len(args) < 2:
+        return None  # the rule-table check reports any other form with the line
+    if isinstance(axis, (ast.Tuple, ast.List)):
+        raise flat.fn.error(expr, "np.roll takes one integer axis here, not a tuple of axes")
+    call_args = [args[0], flat.atom(args[1]), flat.atom(axis)]
+    return ast.Call(ast.Name("roll_along", ast.Load()), call_args, [])
 
 
 def constant_int(node: ast.expr) -> int | None:

@@ -56,7 +56,7 @@ from collections import Counter
 from .. import ir
 from ..analysis.sharing import alias_classes
 from ..analysis.types import VarType
-from .elements import ElementReader, Shapes, axis_index, index_key
+from .elements import ElementReader, Shapes, axis_index, index_key, length_index
 from .flatten import repeatable
 from .loops import add_trip_counters
 from .regions import Region
@@ -68,11 +68,11 @@ INT = VarType("int", "int64")
 class Scalarizer:
     """Rewrites every run of fusible statements of one normalized function, in place."""
 
-    def __init__(self, node, types, namer, counters, temps, dims, params=None):
+    def __init__(self, node, types, namer, counters, temps, dims, params=None, known=None):
         self.node, self.types, self.namer = node, types, namer
         self.counters, self.temps = counters, temps
         params = params if params is not None else [a.arg for a in node.args.args]
-        self.shapes = Shapes(params, dims, node, types)
+        self.shapes = Shapes(params, dims, node, types, known)
         self.aliases = alias_classes(node)
         self.params = set(params)
         self.uses = Counter(n.id for n in ast.walk(node) if isinstance(n, ast.Name))
@@ -128,6 +128,8 @@ class Scalarizer:
         lengths = [self.length(dim, before) for dim in region.shape]
         axes = [self.namer.fresh("j") for _ in region.shape]
         names = {axis_index(k): name for k, name in enumerate(axes)}
+        if region.reader.rolls:  # a roll's index wraps around by the loop's length
+            names |= {length_index(k): self.named(n, before) for k, n in enumerate(lengths)}
         for name in axes:
             self.types.variables[name] = INT
         totals = {}
@@ -189,7 +191,9 @@ class Scalarizer:
             temp = self.temp(FLOAT)
             body.append(_assign(temp, self.operation(value, body)))
             write = ast.Subscript(ir.load(name), index_key(index), ast.Store())
-            body.append(ast.Assign([write], ir.load(temp)))
+            fill = ast.Assign([write], ir.load(temp))
+            fill.fills_fresh = True  # the array allocated before the loop: no other name has it
+            body.append(fill)
             renames[name] = temp
         else:  # one element per iteration, defined once: a temporary like any other
             self.types.variables[name] = FLOAT
@@ -224,14 +228,24 @@ class Scalarizer:
 
     def index_atoms(self, key: ast.expr, body: list[ast.stmt]) -> ast.expr:
         parts = key.elts if isinstance(key, ast.Tuple) else [key]
-        atoms = []
-        for part in parts:
-            if isinstance(part, ast.BinOp):
-                temp = self.temp(INT)
-                body.append(_assign(temp, part))
-                part = ir.load(temp)
-            atoms.append(part)
-        return index_key(atoms)
+        return index_key([self.integer_atom(part, body) for part in parts])
+
+    def integer_atom(self, part: ast.expr, body: list[ast.stmt]) -> ast.expr:
+        """An atom holding the index ``part`` (``(j - 1) % n``: one temporary per operation)."""
+        if not isinstance(part, ast.BinOp):
+            return part
+        left, right = (self.integer_atom(side, body) for side in (part.left, part.right))
+        temp = self.temp(INT)
+        body.append(_assign(temp, ast.BinOp(left, part.op, right)))
+        return ir.load(temp)
+
+    def named(self, length: ast.expr, before: list[ast.stmt]) -> str:
+        """A name holding ``length`` (a constant length gets one, assigned before the loop)."""
+        if isinstance(length, ast.Name):
+            return length.id
+        temp = self.temp(INT)
+        before.append(_assign(temp, length))
+        return temp
 
     def length(self, dim: tuple, before: list[ast.stmt]) -> ast.expr:
         """An atom holding the length ``dim`` (may be negative: ``range`` is then empty)."""
@@ -260,11 +274,13 @@ class Scalarizer:
         return name
 
 
-def scalarize(nf, types, dims) -> None:
+def scalarize(nf, types, dims, known=None) -> None:
     """Stage "types" rewrite: fuse elementwise runs of ``nf`` (see the module docstring).
 
-    ``dims`` are the equality classes of the arguments' dimensions, or None."""
-    Scalarizer(nf.node, types, nf.namer, nf.counters, nf.temps, dims, nf.params).run()
+    ``dims`` are the equality classes of the arguments' dimensions, or None; ``known``
+    the symbolic shapes of arrays bound several times (``analysis.static_shapes``)."""
+    scalarizer = Scalarizer(nf.node, types, nf.namer, nf.counters, nf.temps, dims, nf.params, known)
+    scalarizer.run()
 
 
 def _assign(name: str, value: ast.expr) -> ast.Assign:

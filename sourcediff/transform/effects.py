@@ -40,6 +40,7 @@ PURE_HELPERS = frozenset(
         "max_along",
         "min_along",
         "extreme_mask_along",
+        "roll_along",
     }
 )
 PURE_METHODS = frozenset({"copy", "sum", "reshape", "ravel", "astype", "transpose", "dot"})

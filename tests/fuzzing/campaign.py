@@ -2,6 +2,7 @@
 
     python -m tests.fuzzing.campaign --programs 10000 --seed 0 --no-jit
     python -m tests.fuzzing.campaign --programs 500 --seed 0 --jit --out /tmp/fuzz
+    python -m tests.fuzzing.campaign --programs 200 --seed 0 --no-jit --gaps
 
 For each program and policy: the gradient with respect to every float
 argument (``x0, x1, a, m``) is compared with a reference independent of
@@ -124,9 +125,9 @@ def _check_dict_variant(f_dict, args, policy, jit: bool, reference) -> tuple[str
     return "ok", ""
 
 
-def run_program(seed: int, folder: Path, jit: bool, selected):
+def run_program(seed: int, folder: Path, jit: bool, selected, gaps: bool = False):
     """Outcomes of one program under each policy, with its tags and source."""
-    program = generate(seed)
+    program = generate(seed, gaps)
     f = load(program.source, folder, seed)
     args = arguments(seed)
     try:
@@ -138,7 +139,7 @@ def run_program(seed: int, folder: Path, jit: bool, selected):
     return program, {str(p): check(f, args, p, jit, reference) for p in selected}
 
 
-def campaign(seeds, jit: bool, out: Path | None, selected=None, verbose=True) -> dict:
+def campaign(seeds, jit: bool, out: Path | None, selected=None, verbose=True, gaps=False) -> dict:
     """Run ``seeds``; returns counts by (policy, outcome) and the failures."""
     selected = selected or policies()
     counts: collections.Counter = collections.Counter()
@@ -148,7 +149,7 @@ def campaign(seeds, jit: bool, out: Path | None, selected=None, verbose=True) ->
     with tempfile.TemporaryDirectory() as tmp:
         sys.path.insert(0, tmp)
         for seed in seeds:
-            program, outcomes = run_program(seed, Path(tmp), jit, selected)
+            program, outcomes = run_program(seed, Path(tmp), jit, selected, gaps)
             for policy, (outcome, detail) in outcomes.items():
                 counts[policy, outcome] += 1
                 if outcome == "refused":
@@ -188,12 +189,13 @@ def main(argv=None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--jit", action=argparse.BooleanOptionalAction, default=False)
     parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument("--gaps", action="store_true", help="generate(seed, gaps=True)")
     options = parser.parse_args(argv)
     if not options.jit:
         os.environ["SOURCEDIFF_VERIFY"] = "1"
     start = time.time()
     seeds = range(options.seed, options.seed + options.programs)
-    result = campaign(seeds, options.jit, options.out)
+    result = campaign(seeds, options.jit, options.out, gaps=options.gaps)
     print(report(result))
     print(
         f"{options.programs} programs in {time.time() - start:.0f} s; "

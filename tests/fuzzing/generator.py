@@ -12,7 +12,10 @@ for loops with any step, data-dependent while loops, break/continue, element,
 slice and whole-array in-place writes, NumPy reductions and products whose
 operands are overwritten later, rebinding ``w = m @ w`` in loops, swaps,
 tuples, self-assignments, helpers returning tuples or writing into an array
-they are passed, writes into arguments.
+they are passed, writes into arguments; repeated element reads around a helper that
+writes the array, equal array expressions one of which is written afterwards, int and
+float32 arrays passed to helpers, and periodic stencils by ``np.roll`` rebound in a loop
+(these four with ``gaps=True`` only, from a stream of their own).
 """
 
 from __future__ import annotations
@@ -114,6 +117,38 @@ REDUCTIONS = [
 # Integer index arrays with repeated indices: gathers accumulate, scatters' last write wins.
 INDEX_ARRAYS = ["np.arange(4) // 2", "3 - np.arange(4)", "(np.arange(4) * 2) % 3"]
 
+# Helpers of the constructs drawn from ``_Writer.gap_rng``: added to a program's module only
+# when it calls them (float32 is mixed only with float64 arrays' elements, which NumPy and
+# Numba both promote to float64).
+GAP_HELPERS = {
+    "W32": "W32 = np.array([0.5, -0.25, 1.5, 0.75], dtype=np.float32)  # a float32 constant",
+    "bump_at": """def bump_at(arr, i, s):
+    arr[i] = arr[i] * 0.5 + s
+    return arr[i] * arr[i]""",
+    "weigh_int": """def weigh_int(u, idx):
+    s = 0.0
+    for k in range(idx.shape[0]):
+        s += u[idx[k]] * (k + 1) + idx[k] * 0.25
+    return s""",
+    "mix_int": """def mix_int(u, k):
+    return np.sum(u * k) * 0.25 + np.sum(np.sin(u[k]))""",
+    "scatter_at": """def scatter_at(u, idx, s):
+    for k in range(idx.shape[0]):
+        u[idx[k]] += 0.5 * s""",
+    "weigh32": """def weigh32(u, w):
+    s = 0.0
+    for k in range(u.shape[0]):
+        s += u[k] * w[k]
+    return s + np.sum(u * w)""",
+    "dot32": """def dot32(w, u, c):
+    return np.sum(w * u) * c + w[0] * u[1]""",
+    "pick32": """def pick32(u, w, idx):
+    s = 0.0
+    for k in range(idx.shape[0]):
+        s += u[idx[k]] * w[idx[k]]
+    return s""",
+}
+
 
 @dataclass
 class Program:
@@ -140,6 +175,12 @@ class _Writer:
         # Inner loops bounded by the outer loop's variable draw from a stream of their own,
         # so that adding them left every other program of a seed as it was.
         self.bound_rng = random.Random(f"bounds {rng.getstate()[1][:4]}")
+        # The three constructs of :meth:`gap_construct` too, with names and helpers of their own,
+        # and only when asked for (``generate(seed, gaps=True)``): seeds keep their programs.
+        self.gaps = False
+        self.gap_rng = random.Random(f"gaps {rng.getstate()[1][:4]}")
+        self.gap_count = 0
+        self.gap_helpers: set[str] = set()
 
     def fresh(self, stem: str) -> str:
         self.counter += 1
@@ -191,6 +232,8 @@ class _Writer:
                 self.sub_cycled_loop(depth)
             if self.shape_rng.random() < 0.06:
                 self.broadcast_mix(depth)
+            if self.gaps and self.gap_rng.random() < 0.08:
+                self.gap_construct(depth)
 
     def statement(self, depth: int) -> None:
         choices = [
@@ -361,6 +404,168 @@ class _Writer:
             self.tags.add("broadcast_mix")
         finally:
             self.rng = main
+
+    def gap_construct(self, depth: int) -> None:
+        """Repeated element reads around a helper writing the array, equal array
+        expressions one of which is written afterwards, or int and float32 arrays passed
+        to helpers. Drawn from a stream of its own, like :meth:`elementwise_run`, with
+        names ``g*_N`` of its own, adding to floats the program already has."""
+        main, self.rng = self.rng, self.gap_rng
+        try:
+            self.gap_count += 1
+            forms = [
+                self.repeated_read_around_helper,
+                self.equal_array_exprs_one_written,
+                self.typed_arrays_in_helpers,
+                self.roll_stencil_loop,
+            ]
+            self.rng.choice(forms)(depth)
+        finally:
+            self.rng = main
+
+    def roll_stencil_loop(self, depth: int) -> None:
+        """A periodic stencil by ``np.roll``, rebound every step (``u = u + c * (np.roll(u,
+        1, 0) - 2.0 * u + ...)``), on a copy of ``m`` or of a vector; sometimes a second
+        array coupled to it, a shift by the loop variable, or a roll of an expression."""
+        matrix = self.rng.random() < 0.6
+        base = "m" if matrix else self.rng.choice(self.vectors)
+        u, w, k = self.gap_name("u"), self.gap_name("w"), self.gap_name("k")
+        self.emit(depth, f"{u} = {base} * {self.scalar(1)}")
+        coupled = self.rng.random() < 0.4
+        if coupled:
+            self.emit(depth, f"{w} = np.tanh({base})")
+        self.emit(depth, f"for {k} in range({self.rng.randint(1, 3)}):")
+        axes = ["0", "1", "-1", "axis=0", "axis=-2"] if matrix else ["0", "axis=0", "-1"]
+        rolls = [
+            f"np.roll({u}, {self.rng.choice([1, -1, 2])}, {self.rng.choice(axes)})"
+            for _ in range(2)
+        ]
+        if self.rng.random() < 0.3:  # a shift that changes every step
+            rolls[1] = f"np.roll({u}, {k}, {self.rng.choice(axes)})"
+        if self.rng.random() < 0.2:  # a roll of an expression (not fused)
+            rolls[0] = f"np.roll({u} * {u}, 1, {self.rng.choice(axes)})"
+        react = f" - 0.1 * {u} * {w} * {w}" if coupled else ""
+        step = f"{u} + 0.1 * ({rolls[0]} - 2.0 * {u} + {rolls[1]}) * {self.scalar(1)}{react}"
+        self.emit(depth + 1, f"{u} = {step}")
+        if coupled:
+            self.emit(depth + 1, f"{w} = {w} + 0.05 * np.roll({w}, 1, 0) * {u}")
+        total = f"np.sum({u} * {u})" + (f" + np.sum({w})" if coupled else "")
+        self.emit(depth, f"{self.sum_target()} ({total})")
+        self.tags.add("roll_stencil_loop")
+
+    def gap_name(self, stem: str) -> str:
+        return f"g{stem}_{self.gap_count}"
+
+    def repeated_read_around_helper(self, depth: int) -> None:
+        """``t = a[1] * a[1] + a[1]``, a helper writing ``a``, then ``a[1] * a[1]`` again."""
+        vec, i, j = self.rng.choice(self.vectors), self.rng.randrange(4), self.rng.randrange(4)
+        t, h, r = self.gap_name("t"), self.gap_name("h"), self.gap_name("r")
+        self.emit(depth, f"{t} = {vec}[{i}] * {vec}[{i}] + {vec}[{self.rng.choice([i, j])}]")
+        calls = [f"scale_first({vec}, math.tanh({t}))", f"scale_first({vec}, 0.9)"]
+        calls.append(f"bump_at({vec}, {self.rng.choice([i, j, 0])}, 0.5 * math.tanh({t}))")
+        if self.loop_depth == 0:  # an element of the written array as the factor
+            calls.append(f"scale_first({vec}, {vec}[{i}])")
+        call = self.rng.choice(calls)
+        if "bump_at" in call:
+            self.gap_helpers.add("bump_at")
+        used = self.rng.random() < 0.5
+        self.emit(depth, f"{h} = {call}" if used else call)
+        self.emit(depth, f"{r} = {vec}[{i}] * {vec}[{i}] - {vec}[{j}] * {vec}[{i}]")
+        self.emit(depth, f"{self.sum_target()} ({t} + {r}{f' + {h}' if used else ''})")
+        self.tags.add("repeated_read_around_helper")
+
+    def equal_array_exprs_one_written(self, depth: int) -> None:
+        """``p = a * 2.0``, ``q = a * 2.0`` (or ``p, q = a * 2.0, a * 2.0``), one of the two
+        written in place afterwards, both read in the result."""
+        if self.rng.random() < 0.25:
+            self._equal_matrix_exprs(depth)
+            return
+        vec, other = self.rng.choice(self.vectors), self.rng.choice(self.vectors)
+        exprs = [f"{vec} * 2.0", f"np.sin({vec})", f"{vec} * {self.scalar(1)}", f"m @ {vec}"]
+        exprs += [f"np.tanh({vec} + {other})", f"{vec}[{self.rng.choice(INDEX_ARRAYS)}] * 1.5"]
+        expr = self.rng.choice(exprs)
+        p, q = self.gap_name("p"), self.gap_name("q")
+        self.emit_equal_pair(depth, p, q, expr)
+        w, o = (p, q) if self.rng.random() < 0.7 else (q, p)
+        k, h = self.rng.randrange(4), self.gap_name("h")
+        writes = [
+            f"{w}[{k}] = {self.scalar(1)}",
+            f"{w}[1:] += {o}[:3]",
+            f"{w}[:2] = {o}[2:] * 0.5",
+            f"{w} *= 0.5",
+            f"{w}[{self.rng.choice(INDEX_ARRAYS)}] += 0.5 * {o}",
+            f"np.multiply({o}, 0.5, out={w})",
+            f"{h} = scale_first({w}, 0.75)",
+        ]
+        write = self.rng.choice(writes)
+        self.emit(depth, write)
+        extra = f" + {h}" if write.startswith(h) else ""
+        k1, k2 = self.rng.randrange(4), self.rng.randrange(4)
+        total = f"np.sum({p} * {q}) + {q}[{k1}] - {p}[{k2}]{extra}"
+        self.emit(depth, f"{self.sum_target()} ({total})")
+        self.tags.add("equal_array_exprs_one_written")
+
+    def emit_equal_pair(self, depth: int, p: str, q: str, expr: str) -> None:
+        """``p = expr`` and ``q = expr``, as two statements or one tuple assignment."""
+        if self.rng.random() < 0.3:
+            self.emit(depth, f"{p}, {q} = {expr}, {expr}")
+            self.tags.add("equal_array_exprs_tuple")
+        else:
+            self.emit(depth, f"{p} = {expr}")
+            self.emit(depth, f"{q} = {expr}")
+
+    def _equal_matrix_exprs(self, depth: int) -> None:
+        """Two equal matrix expressions, one written in place afterwards."""
+        vec = self.rng.choice(self.vectors)
+        expr = self.rng.choice(["m * 0.5", "m @ m", "np.tanh(m)", f"m * {vec}"])
+        p, q = self.gap_name("P"), self.gap_name("Q")
+        self.emit_equal_pair(depth, p, q, expr)
+        w, o = (p, q) if self.rng.random() < 0.7 else (q, p)
+        row = self.rng.randrange(4)
+        writes = [
+            f"{w}[{row}, :] = np.sin({vec})",
+            f"{w}[:, 0] += {o}[:, {row}]",
+            f"{w}[1:, :] -= 0.5 * {o}[:-1, :]",
+            f"{w}[{row}, {self.rng.randrange(4)}] = {self.scalar(1)}",
+        ]
+        self.emit(depth, self.rng.choice(writes))
+        total = f"np.sum({p} * {q}) + {q}[0, {row}] - {p}[{row}, 1]"
+        self.emit(depth, f"{self.sum_target()} ({total})")
+        self.tags.add("equal_array_exprs_one_written")
+
+    def typed_arrays_in_helpers(self, depth: int) -> None:
+        """Int arrays (``np.arange(4)``, index arrays, ``EDGE``, a local one written) and a
+        float32 constant (or a local float32 array) passed to helpers that read them."""
+        vec = self.rng.choice(self.vectors)
+        index = self.rng.choice(["np.arange(4)", "EDGE"] + INDEX_ARRAYS)
+        form = self.rng.choice(["weigh_int", "mix_int", "scatter_at", "weigh32", "dot32", "pick32"])
+        self.gap_helpers.add(form)
+        if form in ("mix_int", "pick32") and self.rng.random() < 0.5:
+            local = self.gap_name("i")  # a local int array, written before the call
+            fresh = "np.arange(4)" if index == "EDGE" else index  # EDGE is read-only
+            self.emit(depth, f"{local} = {fresh}")
+            self.emit(depth, f"{local}[{self.rng.randrange(4)}] = {self.rng.randrange(4)}")
+            index = local
+        w32 = "W32"
+        if form in ("weigh32", "dot32", "pick32"):
+            self.gap_helpers.add("W32")
+            if self.rng.random() < 0.3:  # a local float32 array
+                w32 = self.gap_name("w")
+                self.emit(depth, f"{w32} = np.zeros(4, dtype=np.float32) + W32")
+                self.emit(depth, f"{w32}[{self.rng.randrange(4)}] = 0.125")
+        calls = {
+            "weigh_int": f"weigh_int({vec}, {index})",
+            "mix_int": f"mix_int({vec}, {index})",
+            "weigh32": f"weigh32({vec}, {w32})",
+            "dot32": f"dot32({w32}, {vec}, {self.scalar(1)})",
+            "pick32": f"pick32({vec}, {w32}, {index})",
+        }
+        if form == "scatter_at":
+            self.emit(depth, f"scatter_at({vec}, {index}, {self.scalar(1)})")
+            calls[form] = f"np.sum({vec} * {vec})"
+        self.emit(depth, f"{self.sum_target()} {calls[form]}")
+        self.tags.add("typed_arrays_in_helpers")
+        self.tags.add("float32_helper" if "32" in form else "int_array_helper")
 
     def _elementwise_run(self, depth: int) -> None:
         if self.rng.random() < 0.3:
@@ -671,17 +876,22 @@ class _Writer:
         return f"{floats} + np.sum({vec} * {vec}){matrix}"
 
 
-def generate(seed: int) -> Program:
-    """The program of ``seed`` (deterministic)."""
+def generate(seed: int, gaps: bool = False) -> Program:
+    """The program of ``seed`` (deterministic); with ``gaps``, also the constructs of
+    :meth:`_Writer.gap_construct`, inserted into the program ``seed`` has without them."""
     rng = random.Random(seed)
     writer = _Writer(rng)
+    writer.gaps = gaps
     writer.loop_var = None
     writer.tensor_name = None
     writer.emit(0, "def f(x0, x1, a, m, n):")
     writer.top_insert = len(writer.lines)
     writer.block(1, rng.randint(3, 7))
     writer.emit(1, f"return {writer.result()}")
-    source = "import math\n\nimport numpy as np\n\n" + HELPERS + "\n\n" + "\n".join(writer.lines)
+    helpers = HELPERS + "".join(
+        f"\n\n{text}\n" for name, text in GAP_HELPERS.items() if name in writer.gap_helpers
+    )
+    source = "import math\n\nimport numpy as np\n\n" + helpers + "\n\n" + "\n".join(writer.lines)
     if rng.random() < 0.2:  # drawn last: the rest of the program is the same either way
         source += "\n" + DICT_VARIANT
         writer.tags.add("dict_params")

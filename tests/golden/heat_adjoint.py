@@ -37,7 +37,7 @@ def heat(u0, alpha, steps):
         u, v = (v, u)
     # golden_functions.py:55: return np.sum(u * u)
     t16_sum = 0.0
-    for j in range(u.shape[0]):
+    for j in range(u0.shape[0]):
         t19 = u[j]
         t16_sum = t16_sum + t19 * t19
     return t16_sum
@@ -74,7 +74,7 @@ def heat_vjp(u0, alpha, steps, heat_bar):
         # golden_functions.py:54: u, v = v, u
         u, v = (v, u)
     # golden_functions.py:55: return np.sum(u * u)
-    t18 = u.shape[0]
+    t18 = u0.shape[0]
     t16_sum = 0.0
     n_j = len(range(t18))
     for j in range(t18):
