@@ -23,10 +23,16 @@ def folder():
         sys.path.remove(tmp)
 
 
-def run_program(seed: int, folder: Path, jit: bool, selected) -> None:
+# Seeds whose programs (with ``gaps=True``) hold each construct the generator draws from its
+# own stream: repeated reads around a writing helper, equal array expressions one of which
+# is written, int and float32 arrays in helpers, np.roll stencils rebound in a loop.
+GAP_SAMPLE = (1, 2, 6, 9, 19, 21)
+
+
+def run_program(seed: int, folder: Path, jit: bool, selected, gaps: bool = False) -> None:
     """Differentiate program ``seed`` under ``selected`` policies; every outcome must be ok
     or a clear refusal (an unstable reference skips)."""
-    program = generate(seed)
+    program = generate(seed, gaps)
     f = load(program.source, folder, seed)
     args = arguments(seed)
     reference, stable = reference_gradient(f, args, ARGNUMS)

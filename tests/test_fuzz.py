@@ -28,6 +28,11 @@ def test_generated_program_compiled(seed, folder):
     run_program(seed, folder, True, policies()[3:])
 
 
+def test_generated_roll_stencil_compiled(folder):
+    """A program with np.roll stencils rebound in a loop (``gaps=True``), compiled."""
+    run_program(9, folder, True, policies()[3:], gaps=True)
+
+
 # Programs of compiled campaigns that once failed, with the policy they failed under.
 COMPILED_REGRESSIONS = [
     # a[EDGE] by a module-level index array: Numba folded EDGE into a static_getitem whose

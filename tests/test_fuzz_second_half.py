@@ -2,7 +2,7 @@
 differentiated under every policy as plain Python with the verifier on."""
 
 import pytest
-from fuzz_support import SAMPLE, folder, run_program
+from fuzz_support import GAP_SAMPLE, SAMPLE, folder, run_program
 from fuzzing.campaign import policies
 
 SECOND_HALF = SAMPLE[len(SAMPLE) // 2 :]
@@ -12,6 +12,13 @@ SECOND_HALF = SAMPLE[len(SAMPLE) // 2 :]
 def test_generated_program_verified_under_every_policy(seed, folder, monkeypatch):
     monkeypatch.setenv("SOURCEDIFF_VERIFY", "1")
     run_program(seed, folder, False, policies())
+
+
+@pytest.mark.parametrize("seed", GAP_SAMPLE)
+def test_generated_program_with_its_own_stream_constructs(seed, folder, monkeypatch):
+    """Programs with the constructs of the generator's own stream (``gaps=True``)."""
+    monkeypatch.setenv("SOURCEDIFF_VERIFY", "1")
+    run_program(seed, folder, False, policies(), gaps=True)
 
 
 __all__ = ["folder"]  # the fixture, imported
