@@ -161,3 +161,26 @@ def test_the_gradient_of_a_zero_dimensional_array_is_a_zero_dimensional_array():
         gx, gw = sd.grad(exp_sum_scaled, argnums=(0, 1), jit=jit)(x, 2.0)
         assert isinstance(gx, np.ndarray) and isinstance(gw, float)
         assert abs(gw - np.exp(0.5)) < 1e-12
+
+
+WEIGHTS32 = np.array([0.5, -0.25, 1.5, 0.75], dtype=np.float32)
+EDGES = np.array([0, 2, 2, 1])
+
+
+def weighted_by_a_copied_constant(a):
+    w = WEIGHTS32.copy()
+    w[1] = 0.125
+    idx = EDGES.copy()
+    idx[0] = 3
+    return np.sum(a * w) + np.sum(a[idx] ** 2)
+
+
+def test_a_copy_of_a_module_level_array_is_a_local_array():
+    """``W.copy()`` of a read-only module-level array, then written (found by the fuzzer's
+    helper probes: the method was refused as a call without a rule)."""
+    a = np.array([0.3, -0.7, 0.2, 0.9])
+    closed_form = np.array([0.5, 0.125, 1.5, 0.75]) + np.array([0.0, 2.0, 4.0, 2.0]) * a
+    for jit in (True, False):
+        g = sd.grad(weighted_by_a_copied_constant, jit=jit)(a)
+        assert np.allclose(g, closed_form, rtol=1e-12)
+    assert WEIGHTS32[1] == -0.25 and EDGES[0] == 0  # the constants are unchanged

@@ -18,7 +18,7 @@ class CallFlattening:
         on_expression = arrays.method_on_expression(self, expr, METHODS)
         if on_expression is not None:
             return on_expression
-        method = _method_call(expr, self.locals)
+        method = _method_call(expr, self.locals | self._array_constants())
         if method is not None:
             path, call_args = method
             return self.library_call(path, call_args, expr.keywords, expr)
@@ -146,6 +146,14 @@ class CallFlattening:
             if resolved is not None and resolved.kind == "helper":
                 return func.id
         return ""
+
+    def _array_constants(self) -> set[str]:
+        """Module-level arrays the function reads (read-only; ``W.copy()`` copies one)."""
+        return {
+            name
+            for name, resolved in self.fn.names.items()
+            if resolved.kind == "constant" and hasattr(resolved.value, "shape")
+        }
 
     def _library_path(self, func: ast.expr) -> str:
         path = self._raw_library_path(func)
