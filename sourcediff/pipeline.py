@@ -289,7 +289,7 @@ def analyses(nf: NormalizedFunction, parsed: ParsedFunction, request: Request, t
         fixed = fixed_lengths(nf.node, types)
         recomputed = choose_recomputed(nf.node, temps, active, reads_of, arrays, fixed)
         recording = analyze_recording(
-            nf.node, active, nf.counters, nf.filename, types, recomputed, plan.reruns
+            nf.node, active, nf.counters, nf.filename, types, recomputed, plan.reruns, fixed
         )
     _dump(
         "activity",

@@ -169,12 +169,15 @@ def _roll_blocks_flat(flat, blocks, shift):
 
 @overload(roll_along)
 def _roll_along(x, shift, axis):
+    """Plain loops for vectors and matrices (Numba compiles them in a fraction of the time
+    of block copies), rows of the flattened array for higher ranks."""
     if x.ndim == 1:
-        return lambda x, shift, axis: _roll_vector(x, shift)
+        return lambda x, shift, axis: _roll_vector(x, shift, axis)
     if x.ndim == 2:
         return lambda x, shift, axis: _roll_matrix(x, shift, axis)
 
     def impl(x, shift, axis):
+        _check_axis(axis, x.ndim)
         flat = np.ascontiguousarray(x).ravel()
         return _roll_blocks_flat(flat, _roll_blocks(x.shape, axis), shift).reshape(x.shape)
 
@@ -182,7 +185,16 @@ def _roll_along(x, shift, axis):
 
 
 @numba.njit(cache=True)
-def _roll_vector(x, shift):
+def _check_axis(axis, ndim):
+    """NumPy's error for an axis the array does not have (never a wrapped-around axis)."""
+    if axis < -ndim or axis >= ndim:
+        raise ValueError("np.roll: axis is out of bounds for the array's dimension")
+
+
+@numba.njit(cache=True)
+def _roll_vector(x, shift, axis):
+    """``np.roll`` of a vector (its only axis, 0 or -1)."""
+    _check_axis(axis, 1)
     n = x.shape[0]
     out = np.empty(n, x.dtype)
     for i in range(n):
@@ -192,7 +204,8 @@ def _roll_vector(x, shift):
 
 @numba.njit(cache=True)
 def _roll_matrix(x, shift, axis):
-    """Plain loops (Numba compiles them in a fraction of the time of block copies)."""
+    """``np.roll`` of a matrix along ``axis`` (0, 1, -1 or -2)."""
+    _check_axis(axis, 2)
     rows, columns = x.shape
     out = np.empty((rows, columns), x.dtype)
     along_rows = axis % 2 == 0

@@ -396,6 +396,41 @@ def equal_array_arguments(x):
     return _running_mean(x * 2.0, x * 2.0)
 
 
+def argument_rebound_to_a_length(u, n):
+    """An int argument reassigned to ``u.shape[0]`` holds the caller's value first (it
+    was taken for a length equal at every assignment: never saved, wrong gradient)."""
+    s = 0.0
+    for _ in range(3):
+        s = s + u[n - 1] * u[n - 1]
+        n = u.shape[0]
+    return s
+
+
+def fresh_array_of_an_argument_length(u, n):
+    """``np.ones(n)`` has the caller's ``n`` first (it was taken for ``u``'s shape: a fused
+    loop read past the end of the array)."""
+    s = 0.0
+    v = u * 1.0
+    for _ in range(2):
+        s = s + np.sum(v * u)
+        v = np.ones(n)
+        n = u.shape[0]
+    return s + np.sum(v * u)
+
+
+def broadcast_from_an_argument_length(u, n):
+    """``np.zeros(n)`` of length 1 broadcast against ``u`` (the adjoint's sum back to
+    ``v``'s shape was dropped)."""
+    s = 0.0
+    for _ in range(2):
+        v = np.zeros(n)
+        v[0] = u[0] * 3.0
+        w = v * u + u
+        s = s + np.sum(w * w)
+        n = u.shape[0]
+    return s
+
+
 CASES = [
     (equal_arrays_one_written, (RNG.random(4),), (0,)),
     (element_read_around_a_writing_helper, (RNG.random(4),), (0,)),
@@ -438,6 +473,9 @@ CASES = [
     (negative_axes_of_a_matrix, (RNG.random((3, 4)) + 0.5, RNG.random(5)), (0, 1)),
     (sub_cycled_while, (np.array([-4.5, 2.5, -20.5]),), (0,)),
     (sub_cycled_for, (np.array([0.3, -0.7, 1.1]), np.array([15, 1, 17])), (0,)),
+    (argument_rebound_to_a_length, (np.arange(1.0, 7.0), 2), (0,)),
+    (fresh_array_of_an_argument_length, (np.arange(1.0, 7.0), 1), (0,)),
+    (broadcast_from_an_argument_length, (np.arange(1.0, 7.0), 1), (0,)),
 ]
 
 REFUSED = [

@@ -27,7 +27,6 @@ from .dataflow import Dataflow
 from .recompute import names_read
 from .replayed_bounds import ARITHMETIC, bound_names, replay_operands, replayed_bounds
 from .sharing import alias_classes
-from .static_shapes import fixed_lengths
 
 
 @dataclass
@@ -101,7 +100,7 @@ class _Analysis(Dataflow):
 
     rewriting = False
 
-    def __init__(self, node, active, counters, filename, recomputed, types, rerun_outermost):
+    def __init__(self, node, active, counters, filename, recomputed, types, rerun_outermost, fixed):
         super().__init__()
         self.rerun_outermost = rerun_outermost
         self.depth = 0
@@ -115,7 +114,7 @@ class _Analysis(Dataflow):
         self.same_counts = invariant_trip_counts(node, counters)
         replayed = replayed_bounds(node, counters).items()
         self.result.replayed = {k: s for k, s in replayed if k not in self.same_counts}
-        self.unsaved = self.same_counts | set(self.result.replayed) | _same_lengths(node, types)
+        self.unsaved = self.same_counts | set(self.result.replayed) | _same_lengths(node, fixed)
         self.loop_targets = {s.target.id for s in ast.walk(node) if isinstance(s, ast.For)}
         self.aliases = alias_classes(node)
 
@@ -302,31 +301,33 @@ def time_loop(loop: ast.stmt, types) -> bool:
     return any(types[name].kind == "array" for name in assigned if name)
 
 
-def _same_lengths(node: ast.FunctionDef, types) -> set[int]:
+def _same_lengths(node: ast.FunctionDef, fixed) -> set[int]:
     """Assignments of an integer that holds one axis length wherever it is assigned
-    (``n = u.shape[0]`` in a loop, ``u`` of one shape): what they overwrite is equal."""
-    lengths = fixed_lengths(node, types) if getattr(types, "shapes", None) else set()
+    (``fixed``, see ``static_shapes.fixed_lengths``): what they overwrite is equal."""
     return {
         id(stmt)
         for stmt in ast.walk(node)
-        if isinstance(stmt, ast.Assign) and ir.target_name(stmt) in lengths
+        if isinstance(stmt, ast.Assign) and ir.target_name(stmt) in fixed
     }
 
 
 def analyze_recording(
-    node, active, counters, filename, types, recomputed=None, rerun_outermost=False
+    node, active, counters, filename, types, recomputed=None, rerun_outermost=False, fixed=()
 ) -> Recording:
     """Run the to-be-recorded analysis on a normalized function (see module docstring).
 
     ``recomputed`` maps temporaries the reverse sweep recomputes to their
     definitions; their readers read the operands instead. With
     ``rerun_outermost`` the outermost ``for`` loops are reversed by re-running
-    their iterations (recompute and checkpoint policies).
+    their iterations (recompute and checkpoint policies). ``fixed``: integers that hold
+    the same length at every assignment, never saved.
     """
     if not callable(rerun_outermost):
         everything = bool(rerun_outermost)
         rerun_outermost = lambda loop: everything  # noqa: E731
-    analysis = _Analysis(node, active, counters, filename, recomputed or {}, types, rerun_outermost)
+    analysis = _Analysis(
+        node, active, counters, filename, recomputed or {}, types, rerun_outermost, set(fixed)
+    )
     return analysis.run()
 
 

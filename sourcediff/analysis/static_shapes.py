@@ -126,8 +126,9 @@ def _bindings(node: ast.FunctionDef, types) -> dict[str, list[ast.expr]]:
 
 
 def _length_bindings(node: ast.FunctionDef, types) -> dict[str, list]:
-    """The values bound to each integer name (None where it is bound otherwise)."""
-    out: dict[str, list] = {}
+    """The values bound to each integer name (None where it is bound otherwise, the
+    caller's value of an argument included)."""
+    out: dict[str, list] = {arg.arg: [None] for arg in node.args.args}
     for stmt in ast.walk(node):
         if isinstance(stmt, (ast.For, ast.AugAssign)) and isinstance(stmt.target, ast.Name):
             out.setdefault(stmt.target.id, []).append(None)
@@ -180,6 +181,7 @@ def _length_symbol(value, shapes: dict, lengths: dict):
 
 
 def _is_zero(node: ast.expr) -> bool:
+    """Whether ``node`` is the integer constant 0."""
     return isinstance(node, ast.Constant) and type(node.value) is int and node.value == 0
 
 

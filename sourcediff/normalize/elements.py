@@ -99,7 +99,7 @@ class Shapes:
                 self.fixed[name] = shape
 
     def _readable(self, symbol: tuple, params: list[str]) -> bool:
-        """Whether ``source`` can name an array (or a constant) holding the length."""
+        """Whether :meth:`source` can name an array (or a constant) holding ``symbol``."""
         if symbol[0] == "class":
             return symbol in self.sources
         return symbol[0] == "constant" or (symbol[0] == "shape" and symbol[1] in params)
@@ -315,6 +315,7 @@ def _int_constant(node, default):
 
 
 def _offset(index: ast.expr, start: int) -> ast.expr:
+    """``index + start`` (``index - 2`` for -2; ``index`` itself for 0)."""
     if start < 0:
         return ast.BinOp(index, ast.Sub(), ast.Constant(-start))
     return ast.BinOp(index, ast.Add(), ast.Constant(start)) if start else index

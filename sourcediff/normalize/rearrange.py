@@ -67,6 +67,7 @@ def _scan(flat, path: str, args: list[ast.expr], options: dict):
 def _roll(flat, args: list[ast.expr], options: dict, expr: ast.Call):
     """``np.roll(x, s, axis=k)`` as ``roll_along(x, s, k)``; None without an axis (the
     flattened roll Numba has: a row of the table)."""
+    options = dict(options)
     if "shift" in options:
         args = [args[0], options.pop("shift")]
     axis = options.get("axis", args[2] if len(args) > 2 else None)

@@ -192,7 +192,8 @@ class Scalarizer:
             body.append(_assign(temp, self.operation(value, body)))
             write = ast.Subscript(ir.load(name), index_key(index), ast.Store())
             fill = ast.Assign([write], ir.load(temp))
-            fill.fills_fresh = True  # the array allocated before the loop: no other name has it
+            # The array ``emit`` allocates right before the loop: no other name has it yet.
+            fill.fills_fresh = True
             body.append(fill)
             renames[name] = temp
         else:  # one element per iteration, defined once: a temporary like any other
@@ -227,6 +228,7 @@ class Scalarizer:
         return ir.load(temp)
 
     def index_atoms(self, key: ast.expr, body: list[ast.stmt]) -> ast.expr:
+        """The subscript ``key`` with each computed index part made an atom in ``body``."""
         parts = key.elts if isinstance(key, ast.Tuple) else [key]
         return index_key([self.integer_atom(part, body) for part in parts])
 
