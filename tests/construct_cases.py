@@ -422,12 +422,14 @@ def stacked_attention(T, W, x):
 
 def rolls_in_loops(u, w, c, k):
     """``np.roll`` stored back into the array it rolls (not fusible), by a shift that
-    changes every step, of a rebound array, and of rank-3 stacks along two axes."""
+    changes every step, along an axis that is a variable, of a rebound array, and of
+    rank-3 stacks along two axes."""
     v = u.copy()
     t = u * c
+    axis = k - 2
     for i in range(k):
         v[:] = np.roll(v, 1, 0) * c + v
-        t = t + np.roll(t, i, 1) * 0.3 - np.roll(u, i + 1, -1) * w
+        t = t + np.roll(t, i, 1) * 0.3 - np.roll(u, i + 1, axis) * w
     b = np.roll(np.stack((u, v)), 1, axis=2) - np.roll(np.stack((t, u)), -1, axis=-3)
     return np.sum(v**2) + np.sum(t * u) + np.sum(b * b)
 

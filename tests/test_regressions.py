@@ -184,3 +184,19 @@ def test_a_copy_of_a_module_level_array_is_a_local_array():
         g = sd.grad(weighted_by_a_copied_constant, jit=jit)(a)
         assert np.allclose(g, closed_form, rtol=1e-12)
     assert WEIGHTS32[1] == -0.25 and EDGES[0] == 0  # the constants are unchanged
+
+
+def rolled_along(x, axis):
+    return np.sum(np.roll(x, 1, axis) * x)
+
+
+def test_a_roll_along_an_axis_the_array_lacks_raises_as_numpy_does():
+    """A compiled roll once wrapped the axis around (axis=2 of a matrix rolled axis 0)."""
+    x = np.arange(6.0).reshape(2, 3)
+    with pytest.raises(ValueError, match="out of bounds"):
+        rolled_along(x, 2)
+    for jit in (True, False):
+        with pytest.raises(ValueError, match="out of bounds"):
+            sd.grad(rolled_along, jit=jit)(x, 2)
+        closed_form = np.roll(x, 1, 1) + np.roll(x, -1, 1)
+        assert np.allclose(sd.grad(rolled_along, jit=jit)(x, -1), closed_form)

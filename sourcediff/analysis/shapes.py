@@ -39,10 +39,9 @@ from __future__ import annotations
 import ast
 
 from .. import ir, rules
+from .static_shapes import PERMUTATIONS
 
 SHAPE_KINDS = {"int", "tuple"}
-#: Calls whose result is their first argument's elements in another order, same shape.
-PERMUTATIONS = {"np.roll", "np.flip", "roll_along"}
 
 
 def shape_variant_arrays(node: ast.FunctionDef, types) -> set[str]:

@@ -58,6 +58,8 @@ SHAPE_OF_ARGUMENT = {
     "np.flip": 0,
     "roll_along": 0,
 }
+#: Calls whose result is their first argument's elements in another order, same shape.
+PERMUTATIONS = frozenset(call for call, position in SHAPE_OF_ARGUMENT.items() if position == 0)
 
 
 def static_shapes(node: ast.FunctionDef, types, params: list[str], dims) -> dict[str, tuple]:
