@@ -37,6 +37,7 @@ from .errors import SourceDiffError
 from .headers import header_text, origin_line, output_count
 from .ir import outermost_loops
 from .normalize import NormalizedFunction, externals, normalize
+from .normalize.extremes import read_extremes_at_index
 from .normalize.indices import complete_indices
 from .normalize.inplace import resolve_inplace_updates
 from .normalize.scalarize import scalarize
@@ -247,6 +248,7 @@ def typed(nf: NormalizedFunction, parsed: ParsedFunction, request: Request) -> T
     complete_indices(nf.node, types)
     check_aliasing(nf.node, types, nf.filename)
     copy_written_views(nf.node, types, nf.namer)
+    read_extremes_at_index(nf.node, types, nf.namer)
     if scalarizing():
         _shape_analyses(nf, types, request.dims)
         scalarize(nf, types, request.dims, types.shapes)

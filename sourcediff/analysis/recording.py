@@ -116,7 +116,7 @@ class _Analysis(Dataflow):
         self.result.replayed = {k: s for k, s in replayed if k not in self.same_counts}
         self.unsaved = self.same_counts | set(self.result.replayed) | _same_lengths(node, fixed)
         self.loop_targets = {s.target.id for s in ast.walk(node) if isinstance(s, ast.For)}
-        self.aliases = alias_classes(node)
+        self.aliases = alias_classes(node, types)
 
     def sharing(self, name: str) -> set[str]:
         """``name`` and every name that may share its memory."""

@@ -27,9 +27,22 @@ FRESH_CALLS = frozenset(
 )
 
 
-def alias_classes(function: ast.FunctionDef) -> dict[str, set[str]]:
-    """Names that may share memory, each mapped to its whole class (union-find)."""
+def alias_classes(function: ast.FunctionDef, types=None) -> dict[str, set[str]]:
+    r"""Names that may share memory, each mapped to its whole class (union-find). Given
+    the ``types`` table, a number (``m = v[k]``, ``k = np.argmax(v)``) is in no class:
+    it holds no memory to share.
+
+        >>> from sourcediff.analysis.types import TypeTable, VarType
+        >>> f = ast.parse("def f(v):\n    k = np.argmax(v)\n    m = v[k]").body[0]
+        >>> sorted(alias_classes(f)["v"])
+        ['k', 'm', 'np', 'v']
+        >>> flt, vec = VarType("float", "float64"), VarType("array", "float64", 1)
+        >>> types = TypeTable({"v": vec, "k": VarType("int", "int64"), "m": flt}, flt)
+        >>> sorted(alias_classes(f, types)["v"])
+        ['np', 'v']
+    """
     parent: dict[str, str] = {}
+    numbers = _numbers(types)
 
     def find(name: str) -> str:
         while parent.get(name, name) != name:
@@ -37,7 +50,7 @@ def alias_classes(function: ast.FunctionDef) -> dict[str, set[str]]:
         return name
 
     def join(names: set[str]) -> None:
-        ordered = sorted(names)
+        ordered = sorted(names - numbers)
         for name in ordered:
             parent.setdefault(name, name)
         for name in ordered[1:]:
@@ -56,6 +69,13 @@ def alias_classes(function: ast.FunctionDef) -> dict[str, set[str]]:
     for name in list(parent):
         classes.setdefault(find(name), set()).add(name)
     return {name: classes[find(name)] for name in parent}
+
+
+def _numbers(types) -> set[str]:
+    """The names ``types`` knows to hold a number (none without a table)."""
+    if types is None:
+        return set()
+    return {n for n, t in types.variables.items() if t.kind in ("float", "int", "bool")}
 
 
 def possible_views(value: ast.expr) -> set[str]:

@@ -73,7 +73,7 @@ class Scalarizer:
         self.counters, self.temps = counters, temps
         params = params if params is not None else [a.arg for a in node.args.args]
         self.shapes = Shapes(params, dims, node, types, known)
-        self.aliases = alias_classes(node)
+        self.aliases = alias_classes(node, types)
         self.params = set(params)
         self.uses = Counter(n.id for n in ast.walk(node) if isinstance(n, ast.Name))
         self.repeated: dict[str, str] = {}  # within one element statement (flatten.py)
