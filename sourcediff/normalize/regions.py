@@ -32,8 +32,9 @@ PURE_PREFIXES = ("np.", "math.")
 class Region:
     """A run of fusible statements and, for each name it defines, its element."""
 
-    def __init__(self, reader: ElementReader, may_share):
+    def __init__(self, reader: ElementReader, may_share, fresh=None):
         self.reader = reader
+        self.fresh = fresh  # a new variable name from a base name (None: never rebind)
         self.env = reader.env  # name -> (shape, element) of what the region defined
         self.may_share = may_share
         self.shape = None
@@ -48,6 +49,10 @@ class Region:
         self.after: list[ast.stmt] = []  # sums and what reads them, after the loop
         self.pending: set[str] = set()  # names set after the loop
         self.read_after: set[str] = set()  # names what runs after the loop reads
+        self.rebound: dict[str, str] = {}  # name -> the fresh array it is bound to after
+        self.rebound_at: dict[str, ast.stmt] = {}  # name -> the user's statement doing so
+        self.renamed: dict[int, str] = {}  # statement -> the fresh name it defines
+        self.aliases: set[int] = set()  # statements binding a name to an array defined here
 
     def add(self, stmt: ast.stmt, types) -> bool:
         """Take ``stmt`` into the region if it fits, else leave the region unchanged."""
@@ -57,7 +62,9 @@ class Region:
         target = stmt.targets[0]
         if self.stmts and (self._sum(stmt, types) or self._scalar(stmt, types)):
             return True
-        if isinstance(target, ast.Name):
+        if isinstance(target, ast.Name) and self._rebinds(target.id, stmt.value):
+            fits = self._rebinding(stmt, types)
+        elif isinstance(target, ast.Name):
             fits = self._definition(target.id, stmt.value, types)
         elif isinstance(target, ast.Subscript):
             fits = self._store(target, stmt.value)
@@ -76,7 +83,39 @@ class Region:
         """The array ``stmt`` (a statement of the region) defines; None for the store or a
         sum."""
         target = stmt.targets[0]
+        if id(stmt) in self.renamed:
+            return self.renamed[id(stmt)]
         return target.id if isinstance(target, ast.Name) and target.id in self.env else None
+
+    def _rebinds(self, name: str, value: ast.expr) -> bool:
+        """Whether ``name = value`` computes a new array for a name whose old elements the
+        region reads (``u = u + dt * lu``): it then defines a fresh array, bound to
+        ``name`` after the loop, so every element of the old one is read before."""
+        if self.fresh is None or name in self.env:
+            return False
+        if isinstance(value, ast.Name):  # u = t24, t24 computed here: bound after the loop
+            return value.id in self.defs and value.id not in self.rebound.values()
+        if name not in self.reader.outer_reads:
+            return False
+        return not isinstance(value, ast.Subscript)  # a view
+
+    def _rebinding(self, stmt: ast.Assign, types) -> bool:
+        name = stmt.targets[0].id
+        if isinstance(stmt.value, ast.Name):
+            self.env[name] = self.env[stmt.value.id]
+            self.rebound[name] = stmt.value.id
+            self.rebound_at[name] = stmt
+            self.aliases.add(id(stmt))
+            return True
+        fresh = self.fresh(name)
+        types.variables[fresh] = types[name]
+        if not self._definition(fresh, stmt.value, types):
+            return False
+        self.env[name] = self.env[fresh]  # later statements read the new elements
+        self.rebound[name] = fresh
+        self.rebound_at[name] = stmt
+        self.renamed[id(stmt)] = fresh
+        return True
 
     def _definition(self, name: str, value: ast.expr, types) -> bool:
         kind = types[name]

@@ -87,7 +87,8 @@ class Scalarizer:
         out: list[ast.stmt] = []
         k = 0
         while k < len(stmts):
-            region = Region(ElementReader(self.types, self.shapes, {}), self.may_share)
+            reader = ElementReader(self.types, self.shapes, {})
+            region = Region(reader, self.may_share, self.namer.fresh)
             end = k
             while end < len(stmts) and region.add(stmts[end], self.types):
                 end += 1
@@ -117,6 +118,7 @@ class Scalarizer:
             n.id for s in region.stmts for n in ast.walk(s) if isinstance(n, ast.Name)
         )
         live = {name for name in region.env if self.uses[name] > in_region[name]}
+        live |= set(region.rebound.values())  # bound to their names after the loop
         if all(name in live for name in region.defs) and not region.sums:
             return None
         return self.emit(region, live)
@@ -152,7 +154,10 @@ class Scalarizer:
             self.types.variables.setdefault(counter.name, INT)
         for stmt, _ in region.sums:
             stmt.value = ir.load(totals[id(stmt)])
-        return before + nest + region.after
+        rebinds = [_assign(name, ir.load(new)) for name, new in region.rebound.items()]
+        for stmt, name in zip(rebinds, region.rebound):
+            _located(stmt, region.rebound_at[name])
+        return before + nest + rebinds + region.after
 
     def loop_body(self, region: Region, live: set[str], naming: tuple) -> list[ast.stmt]:
         """The innermost loop's statements: each fused statement's element, in order."""
@@ -169,7 +174,7 @@ class Scalarizer:
         names, renames, index, totals = naming
         self.repeated = {}  # what earlier statements computed may be written since
         name = region.defined_by(stmt)
-        if name in region.views:
+        if name in region.views or id(stmt) in region.aliases:
             return
         if id(stmt) in totals:  # t = np.sum(a): add a's element
             total = totals[id(stmt)]

@@ -22,42 +22,40 @@ ARRAY_float64_2D_C = types.Array(types.float64, 2, "C")
 def gray_scott(u, v, feed, kill, steps):
     # golden_functions.py:78: for _ in range(steps):
     for _ in range(steps):
+        # golden_functions.py:83: v = v + 0.08 * lv + uvv - (feed + kill) * v
+        t26 = feed + kill
         # golden_functions.py:79: lu = np.roll(u, 1, 0) + np.roll(u, -1, 0) + np.roll(u, 1, 1) + np.roll(u, -1, 1) - 4.0 * u
         t30 = u.shape[0]
         t31 = u.shape[1]
         t32 = max(t30, 0)
         t33 = max(t31, 0)
-        lv = np.empty((t32, t33))
-        uvv = np.empty((t32, t33))
-        t20 = np.empty((t32, t33))
-        t22 = np.empty((t32, t33))
+        u2 = np.empty((t32, t33))
+        v2 = np.empty((t32, t33))
         for j in range(t30):
             for j2 in range(t31):
-                t40 = j - 1
-                t42 = j + 1
-                t44 = j2 - 1
-                t46 = j2 + 1
-                lu = u[t40 % t30, j2] + u[t42 % t30, j2] + u[j, t44 % t31] + u[j, t46 % t31] - 4.0 * u[j, j2]
+                t36 = j - 1
+                t38 = j + 1
+                t40 = j2 - 1
+                t42 = j2 + 1
                 # golden_functions.py:80: lv = np.roll(v, 1, 0) + np.roll(v, -1, 0) + np.roll(v, 1, 1) + np.roll(v, -1, 1) - 4.0 * v
-                lv[j, j2] = v[t40 % t30, j2] + v[t42 % t30, j2] + v[j, t44 % t31] + v[j, t46 % t31] - 4.0 * v[j, j2]
+                lv = v[t36 % t30, j2] + v[t38 % t30, j2] + v[j, t40 % t31] + v[j, t42 % t31] - 4.0 * v[j, j2]
                 # golden_functions.py:81: uvv = u * v * v
-                t60 = v[j, j2]
-                t61 = u[j, j2] * t60 * t60
-                uvv[j, j2] = t61
+                uvv = u[j, j2] * v[j, j2] * v[j, j2]
                 # golden_functions.py:82: u = u + 0.16 * lu - uvv + feed * (1.0 - u)
-                t20[j, j2] = u[j, j2] + 0.16 * lu - t61
-                t22[j, j2] = feed * (1.0 - u[j, j2])
+                u2[j, j2] = u[j, j2] + 0.16 * (u[t36 % t30, j2] + u[t38 % t30, j2] + u[j, t40 % t31] + u[j, t42 % t31] - 4.0 * u[j, j2]) - uvv + feed * (1.0 - u[j, j2])
+                # golden_functions.py:83: v = v + 0.08 * lv + uvv - (feed + kill) * v
+                v2[j, j2] = v[j, j2] + 0.08 * lv + uvv - t26 * v[j, j2]
         # golden_functions.py:82: u = u + 0.16 * lu - uvv + feed * (1.0 - u)
-        u = t20 + t22
+        u = u2
         # golden_functions.py:83: v = v + 0.08 * lv + uvv - (feed + kill) * v
-        v = v + 0.08 * lv + uvv - (feed + kill) * v
+        v = v2
     # golden_functions.py:84: return np.sum(v * v)
-    t68 = u.shape[1]
+    t64 = u.shape[1]
     t28_sum = 0.0
     for j3 in range(u.shape[0]):
-        for j4 in range(t68):
-            t69 = v[j3, j4]
-            t28_sum = t28_sum + t69 * t69
+        for j4 in range(t64):
+            t65 = v[j3, j4]
+            t28_sum = t28_sum + t65 * t65
     return t28_sum
 
 
@@ -65,138 +63,113 @@ def gray_scott_vjp(u, v, feed, kill, steps, gray_scott_bar):
     # forward sweep
     u_refs = List.empty_list(ARRAY_float64_2D_C)
     v_refs = List.empty_list(ARRAY_float64_2D_C)
-    lv = np.empty((0, 0), np.float64)
-    t20 = np.empty((0, 0), np.float64)
-    t22 = np.empty((0, 0), np.float64)
-    t23 = np.empty((0, 0), np.float64)
-    t24 = np.empty((0, 0), np.float64)
-    t25 = np.empty((0, 0), np.float64)
-    t27 = np.empty((0, 0), np.float64)
-    uvv = np.empty((0, 0), np.float64)
+    u2 = np.empty((0, 0), np.float64)
+    v2 = np.empty((0, 0), np.float64)
     # golden_functions.py:78: for _ in range(steps):
     n_iter = len(range(steps))
     for _ in range(steps):
+        # golden_functions.py:83: v = v + 0.08 * lv + uvv - (feed + kill) * v
+        t26 = feed + kill
         # golden_functions.py:79: lu = np.roll(u, 1, 0) + np.roll(u, -1, 0) + np.roll(u, 1, 1) + np.roll(u, -1, 1) - 4.0 * u
         t30 = u.shape[0]
         t31 = u.shape[1]
         t32 = max(t30, 0)
         t33 = max(t31, 0)
-        lv = np.empty((t32, t33))
-        uvv = np.empty((t32, t33))
-        t20 = np.empty((t32, t33))
-        t22 = np.empty((t32, t33))
+        u2 = np.empty((t32, t33))
+        v2 = np.empty((t32, t33))
         n_j = len(range(t30))
         for j in range(t30):
             for j2 in range(t31):
-                lu = u[(j - 1) % t30, j2] + u[(j + 1) % t30, j2] + u[j, (j2 - 1) % t31] + u[j, (j2 + 1) % t31] - 4.0 * u[j, j2]
                 # golden_functions.py:80: lv = np.roll(v, 1, 0) + np.roll(v, -1, 0) + np.roll(v, 1, 1) + np.roll(v, -1, 1) - 4.0 * v
-                lv[j, j2] = v[(j - 1) % t30, j2] + v[(j + 1) % t30, j2] + v[j, (j2 - 1) % t31] + v[j, (j2 + 1) % t31] - 4.0 * v[j, j2]
+                lv = v[(j - 1) % t30, j2] + v[(j + 1) % t30, j2] + v[j, (j2 - 1) % t31] + v[j, (j2 + 1) % t31] - 4.0 * v[j, j2]
                 # golden_functions.py:81: uvv = u * v * v
-                t61 = u[j, j2] * v[j, j2] * v[j, j2]
-                uvv[j, j2] = t61
+                uvv = u[j, j2] * v[j, j2] * v[j, j2]
                 # golden_functions.py:82: u = u + 0.16 * lu - uvv + feed * (1.0 - u)
-                t20[j, j2] = u[j, j2] + 0.16 * lu - t61
-                t22[j, j2] = feed * (1.0 - u[j, j2])
+                u2[j, j2] = u[j, j2] + 0.16 * (u[(j - 1) % t30, j2] + u[(j + 1) % t30, j2] + u[j, (j2 - 1) % t31] + u[j, (j2 + 1) % t31] - 4.0 * u[j, j2]) - uvv + feed * (1.0 - u[j, j2])
+                # golden_functions.py:83: v = v + 0.08 * lv + uvv - (feed + kill) * v
+                v2[j, j2] = v[j, j2] + 0.08 * lv + uvv - t26 * v[j, j2]
         u_refs.append(u)
         # golden_functions.py:82: u = u + 0.16 * lu - uvv + feed * (1.0 - u)
-        u = t20 + t22
-        # golden_functions.py:83: v = v + 0.08 * lv + uvv - (feed + kill) * v
-        t23 = 0.08 * lv
-        t24 = v + t23
-        t25 = t24 + uvv
-        t27 = (feed + kill) * v
+        u = u2
         v_refs.append(v)
-        v = t25 - t27
+        # golden_functions.py:83: v = v + 0.08 * lv + uvv - (feed + kill) * v
+        v = v2
     # golden_functions.py:84: return np.sum(v * v)
-    t67 = u.shape[0]
-    t68 = u.shape[1]
+    t63 = u.shape[0]
+    t64 = u.shape[1]
     t28_sum = 0.0
-    n_j3 = len(range(t67))
-    for j3 in range(t67):
-        n_j4 = len(range(t68))
-        for j4 in range(t68):
-            t69 = v[j3, j4]
-            t28_sum = t28_sum + t69 * t69
+    n_j3 = len(range(t63))
+    for j3 in range(t63):
+        n_j4 = len(range(t64))
+        for j4 in range(t64):
+            t65 = v[j3, j4]
+            t28_sum = t28_sum + t65 * t65
     # reverse sweep
     u_bar = np.zeros_like(u)
     v_bar = np.zeros_like(v)
     feed_bar = 0.0
     kill_bar = 0.0
-    lv_bar = np.zeros_like(lv)
-    t20_bar = np.zeros_like(t20)
-    t22_bar = np.zeros_like(t22)
-    t23_bar = np.zeros_like(t23)
-    t24_bar = np.zeros_like(t24)
-    t25_bar = np.zeros_like(t25)
-    t27_bar = np.zeros_like(t27)
-    uvv_bar = np.zeros_like(uvv)
+    t26_bar = 0.0
+    u2_bar = np.zeros_like(u2)
+    v2_bar = np.zeros_like(v2)
     for j3 in range(n_j3 - 1, -1, -1):
         for j4 in range(n_j4 - 1, -1, -1):
             v_bar[j3, j4] += 2.0 * (v[j3, j4] * gray_scott_bar)
     # golden_functions.py:78: for _ in range(steps):
     for _ in range(n_iter - 1, -1, -1):
         # golden_functions.py:83: v = v + 0.08 * lv + uvv - (feed + kill) * v
-        add_into(t25_bar, v_bar)
-        t27_bar -= v_bar
+        add_into(v2_bar, v_bar)
         v_bar.fill(0.0)
         v = v_refs.pop()
-        t26_bar = np.sum(v * t27_bar)
-        v_bar += (feed + kill) * t27_bar
-        t27_bar.fill(0.0)
-        feed_bar += t26_bar
-        kill_bar += t26_bar
-        add_into(t24_bar, t25_bar)
-        add_into(uvv_bar, t25_bar)
-        t25_bar.fill(0.0)
-        add_into(v_bar, t24_bar)
-        add_into(t23_bar, t24_bar)
-        t24_bar.fill(0.0)
-        lv_bar += 0.08 * t23_bar
-        t23_bar.fill(0.0)
         # golden_functions.py:82: u = u + 0.16 * lu - uvv + feed * (1.0 - u)
-        add_into(t20_bar, u_bar)
-        add_into(t22_bar, u_bar)
+        add_into(u2_bar, u_bar)
         u_bar.fill(0.0)
         u = u_refs.pop()
         # golden_functions.py:79: lu = np.roll(u, 1, 0) + np.roll(u, -1, 0) + np.roll(u, 1, 1) + np.roll(u, -1, 1) - 4.0 * u
         for j in range(n_j - 1, -1, -1):
             for j2 in range(len(range(t31)) - 1, -1, -1):
+                # golden_functions.py:83: v = v + 0.08 * lv + uvv - (feed + kill) * v
+                t62_bar = v2_bar[j, j2]
+                v2_bar[j, j2] = 0.0
+                t27_bar = -t62_bar
+                t26 = feed + kill
+                t26_bar += v[j, j2] * t27_bar
+                v_bar[j, j2] += t26 * t27_bar
+                uvv_bar = t62_bar
+                v_bar[j, j2] += t62_bar
+                lv_bar = 0.08 * t62_bar
                 # golden_functions.py:82: u = u + 0.16 * lu - uvv + feed * (1.0 - u)
-                t66_bar = t22_bar[j, j2]
-                t22_bar[j, j2] = 0.0
-                feed_bar += (1.0 - u[j, j2]) * t66_bar
-                u_bar[j, j2] += -(feed * t66_bar)
-                t64_bar = t20_bar[j, j2]
-                t20_bar[j, j2] = 0.0
-                t61_bar = -t64_bar
-                u_bar[j, j2] += t64_bar
-                lu_bar = 0.16 * t64_bar
-                # golden_functions.py:81: uvv = u * v * v
-                t61_bar += uvv_bar[j, j2]
-                uvv_bar[j, j2] = 0.0
-                t17_bar = v[j, j2] * t61_bar
-                v_bar[j, j2] += u[j, j2] * v[j, j2] * t61_bar
-                t59_bar = v[j, j2] * t17_bar
-                v_bar[j, j2] += u[j, j2] * t17_bar
+                t59_bar = u2_bar[j, j2]
+                u2_bar[j, j2] = 0.0
+                feed_bar += (1.0 - u[j, j2]) * t59_bar
+                u_bar[j, j2] += -(feed * t59_bar)
+                uvv_bar -= t59_bar
                 u_bar[j, j2] += t59_bar
+                lu_bar = 0.16 * t59_bar
+                # golden_functions.py:81: uvv = u * v * v
+                t17_bar = v[j, j2] * uvv_bar
+                v_bar[j, j2] += u[j, j2] * v[j, j2] * uvv_bar
+                t54_bar = v[j, j2] * t17_bar
+                v_bar[j, j2] += u[j, j2] * t17_bar
+                u_bar[j, j2] += t54_bar
                 # golden_functions.py:80: lv = np.roll(v, 1, 0) + np.roll(v, -1, 0) + np.roll(v, 1, 1) + np.roll(v, -1, 1) - 4.0 * v
-                t58_bar = lv_bar[j, j2]
-                lv_bar[j, j2] = 0.0
-                v_bar[j, j2] += 4.0 * -t58_bar
-                v_bar[j, (j2 + 1) % t31] += t58_bar
-                v_bar[j, (j2 - 1) % t31] += t58_bar
-                v_bar[(j + 1) % t30, j2] += t58_bar
-                v_bar[(j - 1) % t30, j2] += t58_bar
+                v_bar[j, j2] += 4.0 * -lv_bar
+                v_bar[j, (j2 + 1) % t31] += lv_bar
+                v_bar[j, (j2 - 1) % t31] += lv_bar
+                v_bar[(j + 1) % t30, j2] += lv_bar
+                v_bar[(j - 1) % t30, j2] += lv_bar
                 # golden_functions.py:79: lu = np.roll(u, 1, 0) + np.roll(u, -1, 0) + np.roll(u, 1, 1) + np.roll(u, -1, 1) - 4.0 * u
                 u_bar[j, j2] += 4.0 * -lu_bar
                 u_bar[j, (j2 + 1) % t31] += lu_bar
                 u_bar[j, (j2 - 1) % t31] += lu_bar
                 u_bar[(j + 1) % t30, j2] += lu_bar
                 u_bar[(j - 1) % t30, j2] += lu_bar
-        t22_bar.fill(0.0)
-        t20_bar.fill(0.0)
-        uvv_bar.fill(0.0)
-        lv_bar.fill(0.0)
+        v2_bar.fill(0.0)
+        u2_bar.fill(0.0)
+        # golden_functions.py:83: v = v + 0.08 * lv + uvv - (feed + kill) * v
+        feed_bar += t26_bar
+        kill_bar += t26_bar
+        t26_bar = 0.0
     return (t28_sum, (u_bar, v_bar, feed_bar, kill_bar))
 
 
@@ -204,35 +177,9 @@ def gray_scott_record_bytes(u, v, feed, kill, steps):
     recorded_bytes = 0
     peak_bytes = 0
     for _ in range(steps):
-        t30 = u.shape[0]
-        t31 = u.shape[1]
-        t32 = max(t30, 0)
-        t33 = max(t31, 0)
-        lv = np.empty((t32, t33))
-        uvv = np.empty((t32, t33))
-        t20 = np.empty((t32, t33))
-        t22 = np.empty((t32, t33))
-        for j in range(t30):
-            for j2 in range(t31):
-                t40 = j - 1
-                t42 = j + 1
-                t44 = j2 - 1
-                t46 = j2 + 1
-                lu = u[t40 % t30, j2] + u[t42 % t30, j2] + u[j, t44 % t31] + u[j, t46 % t31] - 4.0 * u[j, j2]
-                lv[j, j2] = v[t40 % t30, j2] + v[t42 % t30, j2] + v[j, t44 % t31] + v[j, t46 % t31] - 4.0 * v[j, j2]
-                t60 = v[j, j2]
-                t61 = u[j, j2] * t60 * t60
-                uvv[j, j2] = t61
-                t20[j, j2] = u[j, j2] + 0.16 * lu - t61
-                t22[j, j2] = feed * (1.0 - u[j, j2])
+        u2 = np.empty((max(u.shape[0], 0), max(u.shape[1], 0)))
         recorded_bytes += u.nbytes
-        u = t20 + t22
-        t25 = v + 0.08 * lv + uvv
-        t27 = (feed + kill) * v
+        u = u2
         recorded_bytes += v.nbytes
-        v = t25 - t27
-    t68 = u.shape[1]
-    for j3 in range(u.shape[0]):
-        for j4 in range(t68):
-            pass
+        v = u2
     return recorded_bytes + peak_bytes
