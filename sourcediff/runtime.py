@@ -106,9 +106,46 @@ def _sum_to(g, like):
         return lambda g, like: np.sum(g)
     if not isinstance(g, types.Array):
         return lambda g, like: np.full(like.shape, g)
+    # A bias added to a batch and a vector to a vector have loops of their own, so that
+    # the general reduction (seconds to compile) is compiled only where needed.
+    if g.ndim == 2 and like.ndim == 1:
+        return lambda g, like: _sum_rows_to_vector(g, like)
+    if g.ndim == 1 and like.ndim == 1:
+        return lambda g, like: _sum_vector_to_vector(g, like)
     if g.ndim == like.ndim:
         return lambda g, like: _sum_to_same_rank(g, like)
     return lambda g, like: _sum_to_any_rank(g, like)
+
+
+@numba.njit(cache=True)
+def _sum_rows_to_vector(g, like):
+    """``sum_to`` of a matrix to a vector: the rows summed (a bias), everything summed
+    (a vector of one), or the one column summed and spread."""
+    rows, columns = g.shape
+    size = like.shape[0]
+    if size != columns and size != 1 and columns != 1:
+        raise ValueError("sum_to: an adjoint does not broadcast to its operand's shape")
+    out = np.zeros(size, g.dtype)
+    for i in range(rows):
+        for j in range(columns):
+            out[j if size == columns else 0] += g[i, j]
+    if size != columns and size != 1:  # g had one column: the sum along like's axis
+        out[1:] = out[0]
+    return out
+
+
+@numba.njit(cache=True)
+def _sum_vector_to_vector(g, like):
+    """``sum_to`` of a vector to a vector: ``g`` itself, its sum, or its one element spread."""
+    if g.shape[0] == like.shape[0]:
+        return g
+    if like.shape[0] != 1 and g.shape[0] != 1:
+        raise ValueError("sum_to: an adjoint does not broadcast to its operand's shape")
+    out = np.zeros(like.shape[0], g.dtype)
+    for j in range(g.shape[0]):
+        out[0] += g[j]
+    out[1:] = out[0]
+    return out
 
 
 @numba.njit(cache=True)
