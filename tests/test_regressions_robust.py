@@ -172,6 +172,17 @@ def test_b_sum_to_any_rank_in_numba():
     for like_shape in [(2, 3, 4), (1, 3, 1), (3, 1), (4,), (2, 1, 1, 4)]:
         like = np.zeros(like_shape)
         np.testing.assert_allclose(compiled_sum_to(g, like), sum_to(g, like))
+    # A matrix or a vector summed to a vector: loops of their own (a bias, a number spread),
+    # checked against NumPy's own sums; a shape that does not broadcast raises as NumPy does.
+    matrix, column, vector = rng.normal(size=(5, 3)), rng.normal(size=(5, 1)), rng.normal(size=5)
+    cases = [(matrix, (3,), matrix.sum(axis=0)), (matrix, (1,), [matrix.sum()])]
+    cases += [(column, (4,), np.full(4, column.sum())), (vector, (1,), [vector.sum()])]
+    cases += [(vector[:1], (3,), np.full(3, vector[0])), (vector, (5,), vector)]
+    for g, like_shape, expected in cases:
+        np.testing.assert_allclose(compiled_sum_to(g, np.zeros(like_shape)), expected)
+    for g, like_shape in [(matrix, (2,)), (vector, (3,))]:
+        with pytest.raises(ValueError, match="broadcast"):
+            compiled_sum_to(g, np.zeros(like_shape))
 
 
 # --- C: arrays kept in a loop whose layout at run time is not the inferred one -----------
