@@ -63,12 +63,95 @@ def bind_first_contributions(function: ast.FunctionDef, shapes: dict) -> bool:
     return analysis.changed
 
 
-def _zeros_like_sources(function: ast.FunctionDef, private: set[str]) -> dict[str, str]:
-    """For each private buffer bound as ``np.zeros_like(a)``, the name ``a``."""
+def swap_first_contributions(function: ast.FunctionDef, shapes: dict) -> bool:
+    """``add_into(a_bar, b_bar); b_bar.fill(0.0)`` where ``a_bar`` is certainly zero and
+    both are private buffers of one static shape becomes ``a_bar, b_bar = b_bar, a_bar``:
+    the adjoint of ``u = u2`` in a time loop, without two passes over two arrays. Run
+    once, after the passes above reach their fixed point: a swap binds each name again,
+    which their notion of a private buffer does not allow.
+
+        >>> fn = ast.parse('''
+        ... def f_vjp(u, t, g):
+        ...     t_bar = np.zeros_like(t)
+        ...     u_bar = np.zeros_like(u)
+        ...     u_bar += g
+        ...     for k in range(3):
+        ...         add_into(t_bar, u_bar)
+        ...         u_bar.fill(0.0)
+        ...         u_bar += 2.0 * t_bar
+        ...         t_bar.fill(0.0)
+        ...     return u_bar
+        ... ''').body[0]
+        >>> swap_first_contributions(fn, {"t": (("class", "n"),), "u": (("class", "n"),)})
+        True
+        >>> print(ast.unparse(fn.body[3].body[0]))
+        t_bar, u_bar = (u_bar, t_bar)
+    """
+    likes = _zeros_like_sources(function, None)
+    known = {buffer: shapes[like] for buffer, like in likes.items() if like in shapes}
+    ranks = {buffer: len(shape) for buffer, shape in known.items() if shape is not UNKNOWN}
+    analysis = _Swaps(private_buffers(function, returned=True, ranks=ranks), known)
+    analysis.block(function.body, frozenset())
+    return analysis.changed
+
+
+class _Swaps(ZeroBuffers):
+    """Where a private buffer is certainly zero, the swaps of the docstring above."""
+
+    def __init__(self, private: set[str], shapes: dict):
+        super().__init__(private)
+        self.shapes = shapes
+
+    def simple(self, stmt: ast.stmt, zero: frozenset) -> frozenset:
+        pair = _swapped(stmt)
+        if pair is None:
+            return super().simple(stmt, zero)
+        first, second = pair  # each now holds what the other held
+        now_zero = {name for name, other in ((first, second), (second, first)) if other in zero}
+        return (zero - {first, second}) | now_zero
+
+    def rewrite_at(self, stmts: list[ast.stmt], index: int, zero: frozenset) -> bool:
+        found = accumulation_of(stmts[index])
+        if found is None or not isinstance(stmts[index], ast.Expr):
+            return False
+        if not all(isinstance(side, ast.Name) for side in found):
+            return False
+        buffer, source = found[0].id, found[1].id
+        if buffer == source or buffer not in zero or source not in self.private:
+            return False
+        if index + 1 == len(stmts) or fill_target(stmts[index + 1]) != source:
+            return False
+        shape = self.shapes.get(buffer, UNKNOWN)
+        if shape is UNKNOWN or self.shapes.get(source, UNKNOWN) != shape:
+            return False
+        swap = ast.parse(f"{buffer}, {source} = ({source}, {buffer})").body[0]
+        ast.copy_location(swap, stmts[index])
+        if hasattr(stmts[index], "origin"):
+            swap.origin = stmts[index].origin
+        stmts[index : index + 2] = [swap]
+        return True
+
+
+def _swapped(stmt: ast.stmt) -> tuple[str, str] | None:
+    """``(a, b)`` for ``a, b = (b, a)``; None for anything else."""
+    if not (isinstance(stmt, ast.Assign) and isinstance(stmt.targets[0], ast.Tuple)):
+        return None
+    names = [ast.unparse(e) for e in stmt.targets[0].elts]
+    values = [ast.unparse(e) for e in getattr(stmt.value, "elts", [])]
+    if len(names) == 2 and values == names[::-1]:
+        return names[0], names[1]
+    return None
+
+
+def _zeros_like_sources(function: ast.FunctionDef, private: set[str] | None) -> dict[str, str]:
+    """For each private buffer (each buffer, given None) bound as ``np.zeros_like(a)``,
+    the name ``a``."""
     out = {}
     for stmt in ast.walk(function):
         name = zeros_binding(stmt) if isinstance(stmt, ast.stmt) else ""
-        if name in private and ast.unparse(stmt.value.func) == "np.zeros_like":
+        if not name or (private is not None and name not in private):
+            continue
+        if ast.unparse(stmt.value.func) == "np.zeros_like":
             args = stmt.value.args
             if len(args) == 1 and isinstance(args[0], ast.Name):
                 out[name] = args[0].id

@@ -115,9 +115,10 @@ def accumulation_of(stmt: ast.stmt) -> tuple[ast.expr, ast.expr] | None:
     return None
 
 
-def private_buffers(function: ast.FunctionDef, returned: bool = False) -> set[str]:
+def private_buffers(function: ast.FunctionDef, returned: bool = False, ranks=None) -> set[str]:
     """Names whose every occurrence is one the module docstring allows (with
-    ``returned``, also the function's result: a buffer may be returned)."""
+    ``returned``, also the function's result: a buffer may be returned; with ``ranks``,
+    buffer -> its rank, also reads of one element into a name, ``g = t_bar[i, j]``)."""
     allowed: dict[str, int] = defaultdict(int)
     bound: dict[str, int] = defaultdict(int)
     for stmt in ast.walk(function):
@@ -144,6 +145,7 @@ def private_buffers(function: ast.FunctionDef, returned: bool = False) -> set[st
             _allow_reads(getattr(target, "slice", None), allowed)
         elif isinstance(stmt, (ast.Assign, ast.AugAssign)):
             _allow_element_stores(stmt, allowed)
+            _allow_element_reads(stmt, allowed, ranks or {})
     occurrences = defaultdict(int)
     for node in ast.walk(function):
         if isinstance(node, ast.Name):
@@ -169,6 +171,20 @@ def _allow_reads(value: ast.expr | None, allowed) -> None:
     for node in ast.walk(value):
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
             allowed[node.id] += 1
+
+
+def _allow_element_reads(stmt: ast.stmt, allowed, ranks: dict) -> None:
+    """``g = t_bar[i, j]`` with an integer index per axis: a number, no memory shared."""
+    value = stmt.value
+    if not (isinstance(stmt, ast.Assign) and isinstance(stmt.targets[0], ast.Name)):
+        return
+    if not (isinstance(value, ast.Subscript) and isinstance(value.value, ast.Name)):
+        return
+    parts = value.slice.elts if isinstance(value.slice, ast.Tuple) else [value.slice]
+    if len(parts) != ranks.get(value.value.id) or any(isinstance(p, ast.Slice) for p in parts):
+        return
+    if value.value.id not in names_read(value.slice):
+        allowed[value.value.id] += 1
 
 
 def _allow_element_stores(stmt: ast.stmt, allowed) -> None:

@@ -51,7 +51,7 @@ import os
 
 from .cleanup import drop_dead_stores
 from .cse import share_common_subexpressions
-from .first_arrays import bind_first_contributions
+from .first_arrays import bind_first_contributions, swap_first_contributions
 from .fold import fold_temporaries
 from .forwarding import forward_array_adjoints
 from .simplify import tidy_reversed_ranges
@@ -89,6 +89,8 @@ def optimize(
         changed |= tidy_reversed_ranges(function)
         if not changed:
             break
+    if shapes is not None:
+        swap_first_contributions(function, shapes)
     return function
 
 

@@ -11,8 +11,6 @@ import math
 
 import numpy as np
 
-from sourcediff.runtime import add_into
-
 from numba import types
 from numba.typed import List
 
@@ -118,12 +116,10 @@ def gray_scott_vjp(u, v, feed, kill, steps, gray_scott_bar):
     # golden_functions.py:78: for _ in range(steps):
     for _ in range(n_iter - 1, -1, -1):
         # golden_functions.py:83: v = v + 0.08 * lv + uvv - (feed + kill) * v
-        add_into(v2_bar, v_bar)
-        v_bar.fill(0.0)
+        v2_bar, v_bar = (v_bar, v2_bar)
         v = v_refs.pop()
         # golden_functions.py:82: u = u + 0.16 * lu - uvv + feed * (1.0 - u)
-        add_into(u2_bar, u_bar)
-        u_bar.fill(0.0)
+        u2_bar, u_bar = (u_bar, u2_bar)
         u = u_refs.pop()
         # golden_functions.py:79: lu = np.roll(u, 1, 0) + np.roll(u, -1, 0) + np.roll(u, 1, 1) + np.roll(u, -1, 1) - 4.0 * u
         for j in range(n_j - 1, -1, -1):
