@@ -76,8 +76,18 @@ def reserve(tape, needed):
     if needed <= tape.shape[0]:
         return tape
     bigger = np.empty(max(needed, 2 * tape.shape[0]), tape.dtype)
-    bigger[: tape.shape[0]] = tape
+    for k in range(tape.shape[0]):  # not bigger[:n] = tape: seconds more to compile
+        bigger[k] = tape[k]
     return bigger
+
+
+@numba.njit(cache=True)
+def _copy_rows(target, source, count):
+    """``target[:count] = source[:count]`` for matrices, row by row: Numba compiles an
+    array assignment in seconds, this loop in a fraction of one."""
+    for i in range(count):
+        for j in range(source.shape[1]):
+            target[i, j] = source[i, j]
 
 
 def sum_to(g, like):
@@ -364,11 +374,11 @@ def revolve_actions(steps, snapshots):
         a, b, slot, free, stage = stack[depth - 1]
         if count + steps + 4 > actions.shape[0]:
             bigger = np.empty((2 * actions.shape[0] + steps + 4, 3), np.int64)
-            bigger[:count] = actions[:count]
+            _copy_rows(bigger, actions, count)
             actions = bigger
         if depth + 2 > stack.shape[0]:
             deeper = np.empty((2 * stack.shape[0], 5), np.int64)
-            deeper[:depth] = stack[:depth]
+            _copy_rows(deeper, stack, depth)
             stack = deeper
         if stage == 1:
             # The right part is reversed; restore this range's start and do the left part.
@@ -394,7 +404,7 @@ def revolve_actions(steps, snapshots):
                 count += 1
                 if count + steps + 4 > actions.shape[0]:
                     bigger = np.empty((2 * actions.shape[0] + steps + 4, 3), np.int64)
-                    bigger[:count] = actions[:count]
+                    _copy_rows(bigger, actions, count)
                     actions = bigger
             continue
         middle = a + _split(b - a, free)

@@ -137,7 +137,8 @@ def grow_list(buffer, count):
     if count < buffer.shape[0]:
         return buffer
     bigger = np.zeros(2 * buffer.shape[0] + 1)
-    bigger[:count] = buffer[:count]
+    for k in range(count):  # not bigger[:count] = ...: seconds more to compile
+        bigger[k] = buffer[k]
     return bigger
 
 

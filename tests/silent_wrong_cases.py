@@ -431,6 +431,34 @@ def broadcast_from_an_argument_length(u, n):
     return s
 
 
+def interp_reads_the_old_array(u, a, xp, n):
+    """A fused run that could not take ``u = t`` (the interpolation after its loop reads
+    the old ``u``) once bound ``u`` after its loop all the same."""
+    r = 0.0
+    for _ in range(n):
+        t = u * a
+        s = np.sum(t)
+        q = np.interp(s, xp, u)
+        u = t
+        r = r + q
+    return r
+
+
+def interp_reads_the_old_array_rebound(u, a, xp, n):
+    """The same with ``u = u * 0.5 + t``: the fresh array, never filled, was read."""
+    r = 0.0
+    for _ in range(n):
+        t = u * a
+        s = np.sum(t)
+        q = np.interp(s, xp, u)
+        u = u * 0.5 + t
+        r = r + q
+    return r
+
+
+XP = np.array([-1.0, 0.0, 0.5, 1.0])
+INTERP_ARGS = (np.array([0.3, -0.2, 0.5, 0.1]), np.array([1.0, 2.0, 0.5, -1.0]), XP, 2)
+
 CASES = [
     (equal_arrays_one_written, (RNG.random(4),), (0,)),
     (element_read_around_a_writing_helper, (RNG.random(4),), (0,)),
@@ -466,6 +494,8 @@ CASES = [
     (shrinks_from_itself, (RNG.random(4), 3), (0,)),
     (shaped_by_the_branch, (RNG.random(4), 3), (0,)),
     (mask_in_a_loop, (np.array([0.9, 0.3, 0.8, -0.2]), RNG.random((4, 4)), 3), (0, 1)),
+    (interp_reads_the_old_array, INTERP_ARGS, (0, 1)),
+    (interp_reads_the_old_array_rebound, INTERP_ARGS, (0, 1)),
     (diagonal_view_then_written, (RNG.random((3, 3)), RNG.random(3)), (0, 1)),
     (negative_constant_squared, (0.7, RNG.random(3)), (0, 1)),
     (constant_index_arrays, (RNG.random(3), RNG.random(4)), (0, 1)),

@@ -22,6 +22,7 @@ that does not fit ends it before that statement.
 from __future__ import annotations
 
 import ast
+import copy
 
 from .. import ir, rules
 from .elements import SCALAR, ElementReader
@@ -58,7 +59,7 @@ class Region:
         """Take ``stmt`` into the region if it fits, else leave the region unchanged."""
         if self.closed or not isinstance(stmt, ast.Assign) or len(stmt.targets) != 1:
             return False
-        saved = (len(self.reader.reads), set(self.reader.outer_reads))
+        saved = self._state()
         target = stmt.targets[0]
         if self.stmts and (self._sum(stmt, types) or self._scalar(stmt, types)):
             return True
@@ -73,11 +74,27 @@ class Region:
         if fits and (self.reader.outer_reads & self.pending or _written(target) in self.read_after):
             fits = False  # reads a sum not yet complete, or changes what runs after the loop
         if not fits:
-            del self.reader.reads[saved[0] :]
-            self.reader.outer_reads = saved[1]
+            self._restore(saved)
             return False
         self.stmts.append(stmt)
         return True
+
+    #: What taking a statement in changes, restored when it turns out not to fit.
+    STATE = ("defs", "views", "values", "rebound", "rebound_at", "renamed", "aliases")
+
+    def _state(self) -> tuple:
+        copies = tuple(copy.copy(getattr(self, name)) for name in self.STATE)
+        reads = (len(self.reader.reads), set(self.reader.outer_reads), dict(self.env))
+        return copies, reads, (self.shape, self.store, self.closed)
+
+    def _restore(self, state: tuple) -> None:
+        copies, (reads, outer_reads, env), (self.shape, self.store, self.closed) = state
+        for name, value in zip(self.STATE, copies):
+            setattr(self, name, value)
+        del self.reader.reads[reads:]
+        self.reader.outer_reads = outer_reads
+        self.env.clear()  # the reader's own dictionary: updated in place
+        self.env.update(env)
 
     def defined_by(self, stmt: ast.stmt) -> str | None:
         """The array ``stmt`` (a statement of the region) defines; None for the store or a
