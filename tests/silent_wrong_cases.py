@@ -456,6 +456,19 @@ def interp_reads_the_old_array_rebound(u, a, xp, n):
     return r
 
 
+def written_through_an_alias_of_a_rebound_array(u, n):
+    """``z`` holds the array ``w`` held before its rebinding, kept for the reverse sweep
+    by reference: the write through ``z`` changed what the sweep read back."""
+    w = u * 1.0
+    s = 0.0
+    for _ in range(n):
+        z = w
+        w = w * 0.5 + np.cos(w)
+        z[:] = w * 2.0
+        s = s + np.sum(z * w)
+    return s
+
+
 XP = np.array([-1.0, 0.0, 0.5, 1.0])
 INTERP_ARGS = (np.array([0.3, -0.2, 0.5, 0.1]), np.array([1.0, 2.0, 0.5, -1.0]), XP, 2)
 
@@ -496,6 +509,7 @@ CASES = [
     (mask_in_a_loop, (np.array([0.9, 0.3, 0.8, -0.2]), RNG.random((4, 4)), 3), (0, 1)),
     (interp_reads_the_old_array, INTERP_ARGS, (0, 1)),
     (interp_reads_the_old_array_rebound, INTERP_ARGS, (0, 1)),
+    (written_through_an_alias_of_a_rebound_array, (RNG.random(6) - 0.5, 3), (0,)),
     (diagonal_view_then_written, (RNG.random((3, 3)), RNG.random(3)), (0, 1)),
     (negative_constant_squared, (0.7, RNG.random(3)), (0, 1)),
     (constant_index_arrays, (RNG.random(3), RNG.random(4)), (0, 1)),

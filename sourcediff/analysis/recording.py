@@ -165,7 +165,16 @@ class _Analysis(Dataflow):
         self.result.reads |= {_base(name) for name in reads}
         if element_write:
             return live | reads
-        return (live - overwritten) | reads
+        saved = id(stmt) in self.result.saves
+        return (live - overwritten) | reads | self._pinned(stmt, target, saved)
+
+    def _pinned(self, stmt: ast.Assign, target: str, saved: bool) -> set[str]:
+        """An array saved as it is rebound is kept by reference, not copied: the other
+        names that may hold that same array (``z`` after ``z = w``; not the new value's own
+        names) must keep its contents, so a later write through them saves them first."""
+        if not saved or self.types[target].kind != "array":
+            return set()
+        return self.sharing(target) - {target} - names_read(stmt.value)
 
     def loop(self, loop: ast.stmt, live: frozenset) -> frozenset:
         self.result.live_at_entry[id(loop)] = {_base(name) for name in live}
