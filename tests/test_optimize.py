@@ -416,3 +416,19 @@ def test_rk4_lorenz_under_every_policy_is_bit_for_bit_the_unoptimized_one(policy
     optimized = _gradients(lorenz_rk4, args, argnums, "1", monkeypatch, policy)
     for mine, theirs in zip(_flat(optimized), _flat(plain)):
         np.testing.assert_array_equal(mine, theirs)
+
+
+def test_an_element_subtracted_from_makes_a_buffer_nonzero():
+    """``x_bar[0] -= g`` writes the buffer: the zeroing after it stays (the all-zero
+    analysis once saw only additions, and would have dropped it as already zero)."""
+    fn = ast.parse(
+        "def f_vjp(x, g, w_bar):\n"
+        "    x_bar = np.zeros_like(x)\n"
+        "    for k in range(3):\n"
+        "        x_bar[0] -= g\n"
+        "        w_bar[0] += x_bar[0]\n"
+        "        x_bar.fill(0.0)\n"
+        "    return w_bar\n"
+    ).body[0]
+    forward_array_adjoints(fn)
+    assert "x_bar.fill(0.0)" in ast.unparse(fn)

@@ -234,6 +234,8 @@ def buffers_written(stmt: ast.stmt) -> set[str]:
     targets = [accumulation[0]] if accumulation is not None else []
     if isinstance(stmt, ast.Assign):
         targets = stmt.targets
+    elif isinstance(stmt, ast.AugAssign):  # x_bar[i] -= e too: any operator writes
+        targets = [stmt.target]
     written = set()
     for target in targets:
         while isinstance(target, ast.Subscript):
