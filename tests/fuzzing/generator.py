@@ -444,14 +444,33 @@ class _Writer:
             rolls[1] = f"np.roll({u}, {k}, {self.rng.choice(axes)})"
         if self.rng.random() < 0.2:  # a roll of an expression (not fused)
             rolls[0] = f"np.roll({u} * {u}, 1, {self.rng.choice(axes)})"
+        if matrix and self.rng.random() < 0.3:  # an axis that changes every step
+            rolls[0] = f"np.roll({u}, 1, {k} % 2)"
         react = f" - 0.1 * {u} * {w} * {w}" if coupled else ""
         step = f"{u} + 0.1 * ({rolls[0]} - 2.0 * {u} + {rolls[1]}) * {self.scalar(1)}{react}"
-        self.emit(depth + 1, f"{u} = {step}")
+        total = f"np.sum({u} * {u})" + (f" + np.sum({w})" if coupled else "")
+        self.roll_step(depth + 1, u, step)
         if coupled:
             self.emit(depth + 1, f"{w} = {w} + 0.05 * np.roll({w}, 1, 0) * {u}")
-        total = f"np.sum({u} * {u})" + (f" + np.sum({w})" if coupled else "")
+        if self.rng.random() < 0.3:  # the state's maximum taken out (np.argmax, a vector)
+            self.emit(depth + 1, f"{u} = {u} - 0.1 * np.max({u})")
         self.emit(depth, f"{self.sum_target()} ({total})")
         self.tags.add("roll_stencil_loop")
+
+    def roll_step(self, depth: int, u: str, step: str) -> None:
+        """``u = step``, or through a name of its own (``un = step; u = un``), or with the
+        old array kept by another name and written through it after the step."""
+        form = self.rng.choice(["direct", "named", "alias"])
+        if form == "named":
+            self.emit(depth, f"{u}n = {step}")
+            self.emit(depth, f"{u} = {u}n")
+            return
+        if form == "alias":  # the old state, written through its other name afterwards
+            self.emit(depth, f"{u}z = {u}")
+        self.emit(depth, f"{u} = {step}")
+        if form == "alias":
+            self.emit(depth, f"{u}z[0] = {u}z[0] * 0.5 + {u}[0]")
+            self.emit(depth, f"{u} = {u} + 0.1 * {u}z")
 
     def gap_name(self, stem: str) -> str:
         return f"g{stem}_{self.gap_count}"
