@@ -4,7 +4,10 @@ A region grows statement by statement while each is an elementwise array
 definition (``t3 = t1 + t2``, ``t6 = np.exp(t5)``) or a basic slice of an
 outside array (``t1 = A[1:-1, :-2]``), all of one provable shape; it ends
 after its first store into an array (``B[1:-1, 1:-1] = t10``). A statement
-that does not fit ends it before that statement.
+that does not fit ends it before that statement, and leaves it as it was.
+A time step ``u = u + dt * lu``, whose value reads the old ``u``, defines a
+fresh array ``u2`` that the loop fills, bound to ``u`` after the loop; so does
+``u = t`` for an array ``t`` the region computed.
 
     >>> from sourcediff.analysis.types import TypeTable, VarType
     >>> from sourcediff.normalize.elements import ElementReader, Shapes

@@ -20,6 +20,11 @@ count, shadow) until none changes anything:
 7. ``tidy_reversed_ranges`` (simplify.py): the reverse of a loop whose bounds are
    recomputed runs ``range(b - 1, a - 1, -1)``.
 
+Then, once, on the derivative, ``swap_first_contributions`` (first_arrays.py):
+``add_into(a_bar, b_bar); b_bar.fill(0.0)`` with ``a_bar`` certainly zero becomes the
+swap ``a_bar, b_bar = (b_bar, a_bar)`` (after the fixed point: a swap binds the two
+names again, which the passes above do not expect of a private buffer).
+
 None of them reorders floating-point operations, so every result is what the
 unoptimized code computes. Before and after, on a reverse sweep's copy chain::
 
