@@ -28,6 +28,7 @@ import ast
 
 from ..analysis.types import TypeTable, VarType
 from ..naming import Namer
+from ..transform.effects import statement_lists
 
 INDEX_OF = {"max": "argmax", "min": "argmin"}
 INT = VarType("int", "int64")
@@ -35,20 +36,11 @@ INT = VarType("int", "int64")
 
 def read_extremes_at_index(node: ast.FunctionDef, types: TypeTable, namer: Namer) -> None:
     """Rewrite, in place, each ``m = np.max(v)`` (or ``np.min``) of a float vector ``v``."""
-    for block in _blocks(node):
+    for block in statement_lists(node):
         rewritten: list[ast.stmt] = []
         for stmt in block:
             rewritten.extend(_at_index(stmt, types, namer) or [stmt])
         block[:] = rewritten
-
-
-def _blocks(node: ast.AST):
-    """Every statement list under ``node``, the function body included."""
-    for inner in ast.walk(node):
-        for field in ("body", "orelse"):
-            block = getattr(inner, field, None)
-            if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
-                yield block
 
 
 def _at_index(stmt: ast.stmt, types: TypeTable, namer: Namer) -> list[ast.stmt] | None:
