@@ -180,7 +180,7 @@ def jvp(func, primals, tangents, *, policy="auto", jit=True, fastmath=False):
         return value, (zeros if isinstance(value, tuple) else zeros[0])
     _, tangent_fn = tangent_function(transformed, args)
     dots = tuple(tangent_like(tangents[k], args[k]) for k in positions)
-    value, tangent = tangent_fn(*args, *dots)
+    value, tangent = transformed.call(tangent_fn, args + dots)
     if isinstance(value, tuple):
         return as_output(value), tuple(as_python(t) for t in tangent)
     return as_python(value), as_python(tangent)

@@ -118,6 +118,8 @@ class Specializer:
                     self.parsed.filename,
                     self.parsed.node.lineno,
                 )
+            if isinstance(value, np.ndarray):
+                numba_type = numba_type.copy(layout="C")  # calls pass C order: c_ordered
             types.append(numba_type)
         return tuple(types)
 
@@ -192,10 +194,12 @@ class Specializer:
         user's, and is reported as such, naming the user's function."""
         first = getattr(adjoint, "signatures", None) == []
         start = time.perf_counter()
+        ordered = c_ordered(args)
         try:
-            result = adjoint(*args)
+            result = adjoint(*ordered)
         except numba.core.errors.NumbaError as exc:
             raise self.internal_error(exc) from exc
+        write_back(args, ordered)
         if first:  # Numba compiled (or loaded from its disk cache) on this call
             pipeline.report_time("compile", self.parsed.name, time.perf_counter() - start)
         return result
@@ -312,8 +316,38 @@ def outputs_of(value) -> tuple:
 
 
 def copies(args: tuple) -> tuple:
-    """The arguments with every array copied (functions may write into their arrays)."""
-    return tuple(np.array(a, copy=True) if isinstance(a, np.ndarray) else a for a in args)
+    """The arguments with every array copied, in C order (functions may write into their
+    arrays; derivatives are specialized to C-ordered arrays, see :func:`c_ordered`)."""
+    return tuple(
+        np.array(a, copy=True, order="C") if isinstance(a, np.ndarray) else a for a in args
+    )
+
+
+def c_ordered(args: tuple) -> tuple:
+    """The arguments with every array that is not C-contiguous copied into C order.
+
+    Derivatives are generated and compiled for C-ordered arrays only: a Fortran-ordered
+    argument bound to a name that later holds a new array (``u = u0`` then
+    ``u = np.tanh(u) * c``) has Numba's layout 'A', and Numba cannot allocate the result
+    of an array expression of that layout. One copy on entry avoids it, and one
+    specialization serves every layout.
+
+    >>> f = np.asfortranarray(np.eye(2))
+    >>> [a.flags.c_contiguous for a in c_ordered((f, 1.0)) if isinstance(a, np.ndarray)]
+    [True]
+    """
+    return tuple(
+        np.ascontiguousarray(a) if isinstance(a, np.ndarray) and not a.flags.c_contiguous else a
+        for a in args
+    )
+
+
+def write_back(given: tuple, ordered: tuple) -> None:
+    """What the derivative left in C-ordered copies, written into the caller's arrays (the
+    function may write into its arguments, and the caller sees what it would leave)."""
+    for original, used in zip(given, ordered):
+        if used is not original and original.flags.writeable:
+            original[...] = used
 
 
 def as_output(value):

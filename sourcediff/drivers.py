@@ -10,7 +10,7 @@ import numba
 import numpy as np
 
 from . import batch, pipeline
-from .dispatch import Specializer, copies, tangent_function
+from .dispatch import Specializer, c_ordered, copies, tangent_function
 from .errors import ArgumentError, SourceDiffError, UnsupportedCallError
 from .progress import Progress
 
@@ -54,7 +54,7 @@ def jacobian_blocks(transformed: Specializer, args: tuple, outputs: tuple, forwa
         _, derivative = transformed.adjoint(args)
         sweep = batch.reverse_jacobian
     try:
-        return sweep(derivative, args, argnums, outputs, transformed.jit)
+        return sweep(derivative, c_ordered(args), argnums, outputs, transformed.jit)
     except numba.core.errors.NumbaError as exc:
         raise transformed.internal_error(exc) from exc
 
@@ -204,7 +204,7 @@ class SecondOrder:
                     copies(args) + tuple(unit_tangents(args, argnums, -1, ()))
                 )
             try:
-                return batch.hessian(derivative, args, argnums, self.first.jit)
+                return batch.hessian(derivative, c_ordered(args), argnums, self.first.jit)
             except numba.core.errors.NumbaError as exc:
                 raise self.first.internal_error(exc) from exc
         shapes = [np.shape(args[k]) for k in argnums]

@@ -24,6 +24,7 @@ stores (as it does whenever the record fits the memory budget).
 from __future__ import annotations
 
 import numba
+import numpy as np
 from numba.core import types
 from numba.core.registry import cpu_target
 from numba.extending import overload, typeof_impl
@@ -50,8 +51,10 @@ def gradient_stub(specializer, with_value: bool):
     """A function with the user's parameters whose overload returns the gradient (and value)."""
 
     def specialize(*arg_types):
-        adjoint = _compiled_adjoint(specializer, tuple(types.unliteral(t) for t in arg_types))
-        return _implementation(specializer, adjoint, with_value)
+        arg_types = tuple(types.unliteral(t) for t in arg_types)
+        adjoint = _compiled_adjoint(specializer, tuple(map(_c_ordered, arg_types)))
+        reordered = [p for p, t in zip(specializer.params, arg_types) if _c_ordered(t) != t]
+        return _implementation(specializer, adjoint, with_value, reordered)
 
     # Numba wants the stub, its typing function and the implementation to share the
     # parameters' names exactly, so all three are written out for this function.
@@ -92,14 +95,26 @@ def _float_array(t) -> bool:
     return isinstance(t, types.Array) and isinstance(t.dtype, types.Float)
 
 
-def _implementation(specializer, adjoint, with_value: bool):
-    """``def impl(params): value, grads = adjoint(params, 1.0); return ...``."""
+def _c_ordered(t):
+    """Derivatives are built for C-ordered arrays (as :func:`dispatch.c_ordered` passes
+    them): an array of another layout is copied on the way in."""
+    return t.copy(layout="C") if isinstance(t, types.Array) and t.layout != "C" else t
+
+
+def _implementation(specializer, adjoint, with_value: bool, reordered=()):
+    """``def impl(params): value, grads = adjoint(params, 1.0); return ...``; the arrays
+    in ``reordered`` go in as C-ordered copies, and what the derivative leaves in a copy
+    is written back into the caller's array."""
     params = ", ".join(specializer.params)
     grads = "grads[0]" if specializer.single else "grads"
     result = f"value, {grads}" if with_value else grads
+    copies = "".join(f"    {p}_c = np.ascontiguousarray({p})\n" for p in reordered)
+    passed = ", ".join(f"{p}_c" if p in reordered else p for p in specializer.params)
+    backs = "".join(f"    {p}[...] = {p}_c\n" for p in reordered)
     source = (
-        f"def impl({params}):\n    value, grads = adjoint({params}, 1.0)\n    return {result}\n"
+        f"def impl({params}):\n{copies}    value, grads = adjoint({passed}, 1.0)\n"
+        f"{backs}    return {result}\n"
     )
-    namespace = {"adjoint": adjoint}
+    namespace = {"adjoint": adjoint, "np": np}
     exec(source, namespace)  # noqa: S102
     return namespace["impl"]

@@ -221,3 +221,71 @@ def test_c_arrays_kept_in_a_loop_with_either_layout(policy, jit):
         assert dx == pytest.approx(expected_dx, rel=1e-12)
         assert dH.shape == H.shape
         np.testing.assert_allclose(dH, expected_dH, rtol=1e-12)
+
+
+# --- D: Fortran-ordered arguments ----------------------------------------------------------
+
+
+def exp_steps(u0, c, n):
+    u = u0
+    for _k in range(n):
+        w = np.exp(u) * c
+        u = w
+    return np.sum(u * u) + u[0, 1]
+
+
+def _exp_steps_grad(u0, c, n):
+    """Closed form for n = 0 (u = u0) and n = 1 (u = exp(u0) * c)."""
+    corner = np.zeros_like(u0)
+    corner[0, 1] = 1.0
+    if n == 0:
+        return 2.0 * u0 + corner, np.zeros_like(c)
+    u = np.exp(u0) * c
+    outer = 2.0 * u + corner
+    return outer * u, outer * np.exp(u0)
+
+
+# u = u0 (Fortran-ordered) then u = <new C array> gives u Numba's layout 'A', and Numba
+# cannot allocate an array expression of that layout (np.exp(u) alone in the adjoint):
+# the derivative crashed inside Numba under every policy. Arrays are now passed in C order.
+@pytest.mark.parametrize("jit", [False, True], ids=["python", "compiled"])
+@pytest.mark.parametrize("policy", ["store", "recompute", sd.Checkpoint(2), "auto"], ids=str)
+def test_d_fortran_ordered_argument_rebound_in_a_loop(policy, jit):
+    rng = np.random.default_rng(5)
+    df = sd.grad(exp_steps, argnums=(0, 1), policy=policy, jit=jit)
+    for n in (1, 0, 1):
+        u0 = np.asfortranarray(rng.uniform(-1.0, 1.0, (3, 4)))
+        c = rng.uniform(-2.0, 2.0, (3, 4))
+        du0, dc = df(u0, c, n)
+        expected_du0, expected_dc = _exp_steps_grad(u0, c, n)
+        np.testing.assert_allclose(du0, expected_du0, rtol=1e-13)
+        np.testing.assert_allclose(dc, expected_dc, rtol=1e-13, atol=1e-15)
+
+
+def scale_corner(x, s):
+    x[0, 1] = x[0, 1] * s
+    return np.sum(x * x)
+
+
+def test_d_a_fortran_ordered_argument_written_in_place_sees_the_write():
+    x = np.asfortranarray(np.arange(6.0).reshape(2, 3))
+    before = x.copy()
+    dx, ds = sd.grad(scale_corner, argnums=(0, 1))(x, 3.0)
+    assert x.flags.f_contiguous and x[0, 1] == 3.0 * before[0, 1]
+    expected_dx = 2.0 * before
+    expected_dx[0, 1] = 2.0 * 9.0 * before[0, 1]
+    np.testing.assert_allclose(dx, expected_dx, rtol=1e-14)
+    assert ds == pytest.approx(2.0 * 3.0 * before[0, 1] ** 2, rel=1e-14)
+
+
+def test_d_fortran_ordered_arguments_from_njit_code():
+    df = sd.grad(exp_steps)
+
+    @numba.njit
+    def descend(u0, c, n):
+        return u0 - 0.1 * df(u0, c, n)
+
+    u0 = np.asfortranarray(np.linspace(-0.5, 0.5, 6).reshape(2, 3))
+    c = np.full((2, 3), 0.7)
+    expected, _ = _exp_steps_grad(u0, c, 1)
+    np.testing.assert_allclose(descend(u0, c, 1), u0 - 0.1 * expected, rtol=1e-13)
