@@ -40,6 +40,7 @@ from .normalize import NormalizedFunction, externals, normalize
 from .normalize.extremes import read_extremes_at_index
 from .normalize.indices import complete_indices
 from .normalize.inplace import resolve_inplace_updates
+from .normalize.rows import hoist_invariant_rows
 from .normalize.scalarize import scalarize
 from .normalize.views import copy_written_views
 from .parse import ParsedFunction, parse_function
@@ -249,6 +250,7 @@ def typed(nf: NormalizedFunction, parsed: ParsedFunction, request: Request) -> T
     check_aliasing(nf.node, types, nf.filename)
     copy_written_views(nf.node, types, nf.namer)
     read_extremes_at_index(nf.node, types, nf.namer)
+    hoist_invariant_rows(nf.node, types, nf.namer)
     if scalarizing():
         _shape_analyses(nf, types, request.dims)
         scalarize(nf, types, request.dims, types.shapes)

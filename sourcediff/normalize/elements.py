@@ -68,6 +68,7 @@ class Shapes:
 
     def __init__(self, params: list[str], dims: tuple | None, node=None, types=None, known=None):
         stores = Counter(params) if node is None else Counter(binding_counts(node))
+        self.types = types
         self.fixed: dict[str, tuple] = {}
         self.sources: dict[tuple, tuple[str, int]] = {}
         for name in params:
@@ -140,7 +141,33 @@ class Shapes:
             name, k = ir.shape_axis(value)
             if name in self.fixed and k < len(self.fixed[name]):
                 return [self.fixed[name][k]]
-        return None
+        return self._elementwise_shape(value)
+
+    def _elementwise_shape(self, value: ast.expr) -> tuple | None:
+        """The shape of an elementwise operation of arrays of one known shape and numbers
+        (``np.exp(-log_sd)``, computed once for every row by ``normalize/rows.py``)."""
+        if isinstance(value, ast.BinOp) and isinstance(value.op, OPERATORS):
+            operands = [value.left, value.right]
+        elif isinstance(value, ast.UnaryOp) and isinstance(value.op, (ast.USub, ast.UAdd)):
+            operands = [value.operand]
+        elif isinstance(value, ast.Call) and rules.call_path(value.func) in UNARY_UFUNCS:
+            operands = value.args if len(value.args) == 1 and not value.keywords else []
+        else:
+            return None
+        shapes = set()
+        for operand in operands:
+            if isinstance(operand, ast.Name) and operand.id in self.fixed:
+                shapes.add(self.fixed[operand.id])
+            elif not self._number(operand):
+                return None
+        return shapes.pop() if len(shapes) == 1 else None
+
+    def _number(self, operand: ast.expr) -> bool:
+        if isinstance(operand, ast.Constant):
+            return type(operand.value) in (int, float)
+        named = isinstance(operand, ast.Name) and self.types is not None
+        known = self.types.variables.get(operand.id) if named else None
+        return known is not None and known.kind in ("float", "int")
 
     def axis(self, name: str, k: int) -> tuple:
         """The symbol of ``name.shape[k]``."""

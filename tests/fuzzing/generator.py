@@ -418,6 +418,7 @@ class _Writer:
                 self.equal_array_exprs_one_written,
                 self.typed_arrays_in_helpers,
                 self.roll_stencil_loop,
+                self.invariant_rows_loop,
             ]
             self.rng.choice(forms)(depth)
         finally:
@@ -456,6 +457,40 @@ class _Writer:
             self.emit(depth + 1, f"{u} = {u} - 0.1 * np.max({u})")
         self.emit(depth, f"{self.sum_target()} ({total})")
         self.tags.add("roll_stencil_loop")
+
+    def invariant_rows_loop(self, depth: int) -> None:
+        """A per-sample loop around a per-row loop whose rows of an array are transformed
+        elementwise (``np.exp(-0.3 * v[c])``, computed once for every row when nothing in
+        the sample loop changes ``v``); sometimes the array or a scalar of the chain
+        changes in the sample loop (nothing may be computed ahead), or a chain value is
+        read after the loops."""
+        v, s, i, c = (self.gap_name(stem) for stem in ("v", "s", "i", "c"))
+        e, z = self.gap_name("e"), self.gap_name("z")
+        matrix = self.rng.random() < 0.6
+        base = "m" if matrix else self.rng.choice(self.vectors)
+        self.emit(depth, f"{v} = {base} * {self.scalar(1)}")
+        self.emit(depth, f"{s} = {self.scalar(1)}")
+        change = self.rng.choice(["none", "none", "scalar", "write", "helper", "rebind"])
+        self.emit(depth, f"for {i} in range({self.rng.randint(1, 3)}):")
+        if change == "scalar":
+            self.emit(depth + 1, f"{s} = {s} * 0.9 + 0.1")
+        self.emit(depth + 1, f"for {c} in range(4):")
+        chain = self.rng.choice(
+            [f"np.exp(-0.3 * {v}[{c}])", f"np.tanh({v}[{c}] * {s}) + 1.0", f"-{v}[{c}] / 3.0"]
+        )
+        self.emit(depth + 2, f"{e} = {chain}")
+        other = f"{base}[({i} + {c}) % 4]"
+        self.emit(depth + 2, f"{z} = ({other} - {v}[{c}] * 0.5) * {e}")
+        self.emit(depth + 2, f"{self.sum_target()} np.sum({z} * {z})")
+        if change == "write":
+            self.emit(depth + 1, f"{v}[{i} % 4] = {v}[{i} % 4] * 0.5 + {s}")
+        elif change == "helper":  # a call that writes into the array
+            self.emit(depth + 1, f"scale_first({v}, 0.9)")
+        elif change == "rebind":
+            self.emit(depth + 1, f"{v} = {v} * 0.5 + {s}")
+        if self.rng.random() < 0.4:  # the last row's value, read after the loops
+            self.emit(depth, f"{self.sum_target()} np.sum({e} * {s})")
+        self.tags.add("invariant_rows_loop")
 
     def roll_step(self, depth: int, u: str, step: str) -> None:
         """``u = step``, or through a name of its own (``un = step; u = un``), or with the

@@ -1,0 +1,266 @@
+"""Rows of loop-invariant arrays transformed elementwise: computed once, for every row.
+
+A per-component term inside a per-sample loop, such as ADBench's Gaussian mixture
+
+    for i in range(n):
+        for c in range(k):
+            z = (x[i] - means[c]) * np.exp(-log_sd[c])
+
+computes ``np.exp(-log_sd[c])`` ``n`` times for each ``c``, although ``log_sd`` never
+changes in the ``i`` loop; the reverse sweep then records every one of those values (or
+computes them again). An expert computes ``np.exp(-log_sd)`` once, before the sample
+loop, and reads a row of it. This rewrite does the same, in the types stage, for a chain
+of statements that starts at a row ``A[c]`` (``c`` the row loop's variable) and
+continues with ``+ - * / **`` and NumPy's unary elementwise functions of chain values,
+numbers and invariant scalars: each chain value used outside the chain becomes a row of
+its whole-array version, computed before the outermost loop around the row loop in
+which ``A`` (and everything it may share memory with) and the scalars are never written.
+The whole-array version applies the same elementwise operations to every row, so the
+values read are exactly those computed before.
+
+    >>> from sourcediff.analysis.types import TypeTable, VarType
+    >>> node = ast.parse('''
+    ... def f(x, s, n):
+    ...     for i in range(n):
+    ...         for c in range(4):
+    ...             t1 = s[c]
+    ...             t2 = -t1
+    ...             t3 = np.exp(t2)
+    ...             t4 = x[i] * t3
+    ... ''').body[0]
+    >>> vec, mat = VarType("array", "float64", 1), VarType("array", "float64", 2)
+    >>> types = TypeTable({"x": mat, "s": mat, "t1": vec, "t2": vec, "t3": vec, "t4": vec,
+    ...                    "n": VarType("int", "int64")}, vec)
+    >>> hoist_invariant_rows(node, types, Namer.for_tree(node))
+    >>> print(ast.unparse(node))
+    def f(x, s, n):
+        t2_rows = -s
+        t3_rows = np.exp(t2_rows)
+        for i in range(n):
+            for c in range(4):
+                t3 = t3_rows[c]
+                t4 = x[i] * t3
+"""
+
+from __future__ import annotations
+
+import ast
+
+from .. import ir
+from ..analysis.liveness import binding_counts
+from ..analysis.sharing import alias_classes
+from ..analysis.types import TypeTable, VarType
+from ..naming import Namer
+from ..transform.effects import names_read, names_written
+from .elements import OPERATORS, UNARY_UFUNCS
+
+
+def hoist_invariant_rows(node: ast.FunctionDef, types: TypeTable, namer: Namer) -> None:
+    """Rewrite, in place, every row chain of every loop nest of ``node`` (module docstring)."""
+    context = _Context(node, types, namer)
+    for loop in [s for s in ast.walk(node) if isinstance(s, ast.For)]:
+        found = context.hoisting_loop(loop)
+        if found is not None:
+            context.hoist(loop, *found)
+
+
+class _Context:
+    """What the rewrite needs about the whole function: loops around each loop, how
+    often names are bound, which names share memory, every name read."""
+
+    def __init__(self, node: ast.FunctionDef, types: TypeTable, namer: Namer):
+        self.node, self.types, self.namer = node, types, namer
+        self.bindings = binding_counts(node)
+        self.classes = alias_classes(node, types)
+        self.enclosing: dict[int, list] = {}  # loop id -> (block, loop) pairs, outermost first
+        self.changes: dict[int, tuple] = {}  # loop id -> (names bound, names written)
+        self._walk(node.body, [])
+
+    def _walk(self, block: list[ast.stmt], around: list) -> None:
+        for stmt in block:
+            if isinstance(stmt, (ast.For, ast.While)):
+                self.enclosing[id(stmt)] = list(around)
+                self._walk(stmt.body, around + [(block, stmt)])
+            elif isinstance(stmt, ast.If):
+                self._walk(stmt.body, around)
+                self._walk(stmt.orelse, around)
+
+    def hoisting_loop(self, loop: ast.For):
+        """The outermost loop around row loop ``loop`` out of which a chain with at least
+        one operation can be hoisted, with the block holding it and the chain; None when
+        there is none."""
+        if not (isinstance(loop.target, ast.Name) and ir.is_call(loop.iter, "range")):
+            return None
+        for block, outer in self.enclosing.get(id(loop), []):
+            chain = self.chain(loop, outer)
+            if not all(_row_read(s.value, loop.target.id, self.types) for s in chain):
+                return block, outer, chain
+        return None
+
+    def _changes(self, outer: ast.stmt) -> tuple[set[str], set[str]]:
+        """The names ``outer`` binds, and those whose memory it may write."""
+        bound, written = set(), set()
+        for sub in ast.walk(outer):
+            if isinstance(sub, ast.Assign) and ir.is_element_write(sub):
+                written.add(ir.target_name(sub))
+            elif isinstance(sub, ast.Assign) and ir.is_permutation(sub):
+                written |= {t for t, _ in ir.permutation_pairs(sub)}
+            elif isinstance(sub, ast.Assign):
+                bound |= names_written(sub.targets[0])
+            elif isinstance(sub, ast.For):
+                bound |= names_written(sub.target)
+            elif isinstance(sub, ast.AugAssign):
+                written |= names_read(sub.target) | names_written(sub.target)
+            elif isinstance(sub, ast.Expr) and isinstance(sub.value, ast.Call):
+                written |= names_read(sub.value)  # a call may write into what it is given
+        return bound, written
+
+    def _invariant(self, names: set[str], outer: ast.stmt) -> bool:
+        """Whether no name is bound in ``outer`` and no memory one may share is written
+        there (binding a view of an input, ``t = A[c]``, writes nothing)."""
+        if id(outer) not in self.changes:
+            self.changes[id(outer)] = self._changes(outer)
+        bound, written = self.changes[id(outer)]
+        return not any(name in bound or self.classes.get(name, {name}) & written for name in names)
+
+    def chain(self, loop: ast.For, outer: ast.stmt) -> dict[ast.Assign, ast.Subscript]:
+        """The row-chain statements of ``loop``'s own body whose inputs ``outer`` never
+        changes, in order, each with the row read its value is a row of."""
+        row, roots, chain = loop.target.id, {}, {}
+        for stmt in loop.body:
+            if not (isinstance(stmt, ast.Assign) and isinstance(stmt.targets[0], ast.Name)):
+                continue
+            target = stmt.targets[0].id
+            kind = self.types.variables.get(target)
+            if kind is None or not kind.is_float or self.bindings.get(target) != 1:
+                continue
+            root = stmt.value if _row_read(stmt.value, row, self.types) else None
+            root = root or self._elementwise(stmt.value, roots)
+            if root is not None and self._invariant(
+                _operand_names(stmt.value) - set(roots) - {row}, outer
+            ):
+                roots[target] = root
+                chain[stmt] = root
+        return chain
+
+    def _elementwise(self, value: ast.expr, roots: dict) -> ast.Subscript | None:
+        """The row read of the chain values ``value`` operates on elementwise, with
+        numbers and scalar names; None if it is no such operation, or combines rows of
+        different reads (whose whole arrays need not broadcast as their rows do)."""
+        if isinstance(value, ast.UnaryOp) and isinstance(value.op, (ast.USub, ast.UAdd)):
+            operands = [value.operand]
+        elif isinstance(value, ast.BinOp) and isinstance(value.op, OPERATORS):
+            operands = [value.left, value.right]
+        elif isinstance(value, ast.Call) and ast.unparse(value.func) in UNARY_UFUNCS:
+            operands = value.args if len(value.args) == 1 and not value.keywords else []
+        else:
+            return None
+        reads = {ast.unparse(roots[o.id]): roots[o.id] for o in operands if _named(o, roots)}
+        others = [o for o in operands if not _named(o, roots)]
+        if len(reads) != 1 or not all(self._scalar(o) for o in others):
+            return None
+        return next(iter(reads.values()))
+
+    def _scalar(self, operand: ast.expr) -> bool:
+        if isinstance(operand, ast.Constant):
+            return isinstance(operand.value, (int, float)) and not isinstance(operand.value, bool)
+        kind = self.types.variables.get(operand.id) if isinstance(operand, ast.Name) else None
+        return kind is not None and kind.kind in ("float", "int")
+
+    def hoist(self, loop: ast.For, block: list, outer: ast.stmt, chain: dict) -> None:
+        """Compute ``chain``'s whole arrays before ``outer`` (in ``block``); read rows of
+        them in ``loop``."""
+        row = loop.target.id
+        whole: dict[str, ast.expr] = {}
+        hoisted: list[ast.stmt] = []
+        for stmt in chain:
+            target, value = stmt.targets[0].id, stmt.value
+            if _row_read(value, row, self.types):
+                whole[target] = ast.Name(value.value.id, ast.Load())
+                continue
+            name = self.namer.fresh(f"{target}_rows")
+            kind = self.types.variables[target]
+            self.types.variables[name] = VarType("array", kind.dtype, kind.ndim + 1)
+            hoisted.append(_placed(_assign(name, _substituted(value, whole)), stmt))
+            whole[target] = ast.Name(name, ast.Load())
+        used_outside = self._read_outside(chain)
+        ids = {id(s) for s in chain}
+        loop.body[:] = [
+            _row_of(s, whole, chain[s]) if id(s) in ids else s
+            for s in loop.body
+            if id(s) not in ids or _target(s) in used_outside
+        ]
+        at = next(k for k, s in enumerate(block) if s is outer)
+        block[at:at] = hoisted
+
+    def _read_outside(self, chain: list[ast.Assign]) -> set[str]:
+        ids = {id(s) for s in chain}
+        outside: set[str] = set()
+        for sub in ast.walk(self.node):
+            if isinstance(sub, ast.FunctionDef):
+                continue
+            if isinstance(sub, ast.stmt) and id(sub) not in ids and not _compound(sub):
+                outside |= names_read(sub)
+            elif _compound(sub):
+                outside |= names_read(getattr(sub, "iter", None) or getattr(sub, "test", sub))
+        return outside & _chain_names(chain)
+
+
+def _row_read(value: ast.expr, row: str, types: TypeTable) -> bool:
+    """Whether ``value`` is ``A[row]`` (or ``A[row, :, ...]``) of a float array ``A``."""
+    if not (isinstance(value, ast.Subscript) and isinstance(value.value, ast.Name)):
+        return False
+    kind = types.variables.get(value.value.id)
+    if kind is None or kind.kind != "array" or not kind.is_float:
+        return False
+    parts = value.slice.elts if isinstance(value.slice, ast.Tuple) else [value.slice]
+    first, rest = parts[0], parts[1:]
+    full = all(isinstance(p, ast.Slice) and p.lower is p.upper is p.step is None for p in rest)
+    return isinstance(first, ast.Name) and first.id == row and full
+
+
+def _operand_names(value: ast.expr) -> set[str]:
+    """The names ``value`` reads, without the module of a function it calls (``np``)."""
+    called = names_read(value.func) if isinstance(value, ast.Call) else set()
+    return names_read(value) - called
+
+
+def _named(operand: ast.expr, roots: dict) -> bool:
+    return isinstance(operand, ast.Name) and operand.id in roots
+
+
+def _row_of(stmt: ast.Assign, whole: dict[str, ast.expr], root: ast.Subscript) -> ast.stmt:
+    """``t = t_rows[c, :]``: the row of ``t``'s whole array, indexed as its root read."""
+    index = ast.unparse(root.slice)
+    index = index[1:-1] if isinstance(root.slice, ast.Tuple) else index  # c, : unparses (c, :)
+    read = ast.parse(f"{ast.unparse(whole[_target(stmt)])}[{index}]", mode="eval").body
+    return _placed(_assign(_target(stmt), read), stmt)
+
+
+def _placed(new: ast.stmt, where: ast.stmt) -> ast.stmt:
+    """``new`` at ``where``'s line, from the same user line (messages, comments)."""
+    return ast.fix_missing_locations(ast.copy_location(ir.located(new, where), where))
+
+
+def _substituted(value: ast.expr, whole: dict[str, ast.expr]) -> ast.expr:
+    class Whole(ast.NodeTransformer):
+        def visit_Name(self, name):
+            return whole.get(name.id, name)
+
+    return Whole().visit(ast.parse(ast.unparse(value), mode="eval").body)
+
+
+def _assign(name: str, value: ast.expr) -> ast.Assign:
+    return ast.Assign([ast.Name(name, ast.Store())], value)
+
+
+def _target(stmt: ast.Assign) -> str:
+    return stmt.targets[0].id
+
+
+def _chain_names(chain: list[ast.Assign]) -> set[str]:
+    return {_target(s) for s in chain}
+
+
+def _compound(stmt: ast.AST) -> bool:
+    return isinstance(stmt, (ast.For, ast.While, ast.If))

@@ -1,0 +1,127 @@
+"""Rows of loop-invariant arrays transformed elementwise, computed once for every row
+(``normalize/rows.py``): where it applies, where it must not, and gradients against
+central differences under every policy, verified as Python and compiled."""
+
+import re
+
+import numpy as np
+import pytest
+
+import sourcediff as sd
+
+POLICIES = ["store", "recompute", sd.Checkpoint(snapshots=2), "auto"]
+RNG = np.random.default_rng(11)
+
+
+def mixture_terms(means, log_sd, x):
+    """ADBench's GMM inner terms: ``np.exp(-log_sd[c])`` is the same for every sample."""
+    total = 0.0
+    for i in range(x.shape[0]):
+        for c in range(means.shape[0]):
+            z = (x[i] - means[c]) * np.exp(-log_sd[c])
+            total += np.sum(log_sd[c]) + 0.5 * np.sum(z * z)
+    return total
+
+
+def vector_rows(w, x, s):
+    """Rows of a vector are numbers: ``math``-free scalar chains, hoisted as arrays."""
+    total = 0.0
+    for i in range(x.shape[0]):
+        for c in range(w.shape[0]):
+            e = np.tanh(w[c] * s) + 1.0
+            total += (x[i] - w[c]) * e
+    return total + e
+
+
+def written_in_the_sample_loop(v, x):
+    total = 0.0
+    for i in range(x.shape[0]):
+        for c in range(v.shape[0]):
+            z = (x[i] - v[c]) * np.exp(-0.3 * v[c])
+            total += np.sum(z * z)
+        v[i % 3, 0] = v[i % 3, 0] * 0.5
+    return total
+
+
+def halve_first_row(arr):
+    arr[0] = arr[0] * 0.5
+
+
+def written_by_a_helper(v, x):
+    u = v * 1.0
+    total = 0.0
+    for i in range(x.shape[0]):
+        for c in range(u.shape[0]):
+            z = (x[i] - u[c]) * np.exp(-0.3 * u[c])
+            total += np.sum(z * z)
+        halve_first_row(u)
+    return total
+
+
+def scalar_changes_in_the_sample_loop(v, x, s):
+    total = 0.0
+    for i in range(x.shape[0]):
+        s = s * 0.9 + 0.1
+        for c in range(v.shape[0]):
+            z = (x[i] - v[c]) * np.exp(-s * v[c])
+            total += np.sum(z * z)
+    return total
+
+
+def two_rows_combined(v, q, x):
+    """``v[c] * q[c]``: rows of two reads, whose whole arrays need not broadcast alike."""
+    total = 0.0
+    for i in range(x.shape[0]):
+        for c in range(v.shape[0]):
+            z = x[i] * (v[c] * q[c])
+            total += np.sum(z)
+    return total
+
+
+MATRIX_ARGS = (RNG.random((3, 4)), RNG.random((3, 4)) - 0.5, RNG.random((5, 4)))
+HOISTED = [
+    (mixture_terms, MATRIX_ARGS, (0, 1)),
+    (vector_rows, (RNG.random(3) - 0.5, RNG.random(4), 0.7), (0, 1, 2)),
+]
+KEPT = [
+    (written_in_the_sample_loop, (RNG.random((3, 4)), RNG.random((5, 4))), (0,)),
+    (written_by_a_helper, (RNG.random((3, 4)), RNG.random((5, 4))), (0,)),
+    (scalar_changes_in_the_sample_loop, (RNG.random((3, 4)), RNG.random((5, 4)), 0.8), (0, 2)),
+    (two_rows_combined, (RNG.random((3, 1)), RNG.random((3, 4)), RNG.random((5, 4))), (0, 1)),
+]
+CASES = HOISTED + KEPT
+IDS = [case[0].__name__ for case in CASES]
+
+
+def _vjp_code(func, argnums, args) -> str:
+    """The generated vjp function, without its comments (which quote this file's name)."""
+    source = sd.adjoint_source(func, argnums, args=_copied(args))
+    lines = source[source.index("_vjp(") :].splitlines()
+    return "\n".join(line for line in lines if not line.strip().startswith("#"))
+
+
+def _copied(args):
+    return tuple(np.array(a, copy=True) if isinstance(a, np.ndarray) else a for a in args)
+
+
+@pytest.mark.parametrize(("func", "args", "argnums"), HOISTED, ids=IDS[: len(HOISTED)])
+def test_invariant_rows_are_computed_before_the_sample_loop(func, args, argnums):
+    forward = _vjp_code(func, argnums, args).split("\n    for i in range")[0]
+    assert "_rows = " in forward
+
+
+@pytest.mark.parametrize(("func", "args", "argnums"), KEPT, ids=IDS[len(HOISTED) :])
+def test_rows_that_may_change_are_read_where_they_are(func, args, argnums):
+    assert not re.search(r"\w_rows\b", _vjp_code(func, argnums, args))
+
+
+@pytest.mark.parametrize("policy", POLICIES, ids=str)
+@pytest.mark.parametrize(("func", "args", "argnums"), CASES, ids=IDS)
+def test_verified_gradient_matches_finite_differences(func, args, argnums, policy, monkeypatch):
+    monkeypatch.setenv("SOURCEDIFF_VERIFY", "1")
+    sd.check_grad(func, *_copied(args), argnums=argnums, policy=policy, jit=False)
+
+
+@pytest.mark.parametrize(("func", "args", "argnums"), CASES, ids=IDS)
+def test_compiled_gradient_matches_finite_differences(func, args, argnums):
+    sd.check_grad(func, *_copied(args), argnums=argnums)
