@@ -141,7 +141,11 @@ class Scalarizer:
             before.append(_assign(totals[id(stmt)], ast.Constant(0.0)))
         for name in region.defs:
             if name in live:
-                before.append(_assign(name, _empty([self.nonnegative(n, before) for n in lengths])))
+                alloc = _assign(name, _empty([self.nonnegative(n, before) for n in lengths]))
+                # The nest writes every element, and the reverse of each write zeroes that
+                # element's adjoint: the allocation's reverse has nothing left to zero.
+                alloc.filled_by_loop = True
+                before.append(alloc)
         body = self.loop_body(region, live, (names, {}, [ir.load(a) for a in axes], totals))
         loop = body
         for axis, length in reversed(list(zip(axes, lengths))):

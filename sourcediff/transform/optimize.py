@@ -23,7 +23,9 @@ count, shadow) until none changes anything:
 Then, once, on the derivative, ``swap_first_contributions`` (first_arrays.py):
 ``add_into(a_bar, b_bar); b_bar.fill(0.0)`` with ``a_bar`` certainly zero becomes the
 swap ``a_bar, b_bar = (b_bar, a_bar)`` (after the fixed point: a swap binds the two
-names again, which the passes above do not expect of a private buffer).
+names again, which the passes above do not expect of a private buffer). Last,
+``drop_implied_zeroings`` removes the zeroing of an adjoint whose every element the
+reverse of a fused loop nest zeroed already (kept until then, so the analyses see it).
 
 None of them reorders floating-point operations, so every result is what the
 unoptimized code computes. Before and after, on a reverse sweep's copy chain::
@@ -56,6 +58,7 @@ import os
 
 from .cleanup import drop_dead_stores
 from .cse import share_common_subexpressions
+from .effects import statement_lists
 from .first_arrays import bind_first_contributions, swap_first_contributions
 from .fold import fold_temporaries
 from .forwarding import forward_array_adjoints
@@ -96,7 +99,23 @@ def optimize(
             break
     if shapes is not None:
         swap_first_contributions(function, shapes)
+    drop_implied_zeroings(function)
     return function
+
+
+def drop_implied_zeroings(function: ast.FunctionDef) -> None:
+    """Remove the zeroings the reverse sweep marked ``implied``: the adjoint of an array
+    that a loop nest filled element by element, each element's adjoint zeroed already.
+
+    >>> fn = ast.parse("def f(t_bar):\\n    t_bar[0] = 0.0\\n    t_bar.fill(0.0)").body[0]
+    >>> fn.body[1].implied = True
+    >>> drop_implied_zeroings(fn)
+    >>> print(ast.unparse(fn))
+    def f(t_bar):
+        t_bar[0] = 0.0
+    """
+    for block in statement_lists(function):
+        block[:] = [s for s in block if not getattr(s, "implied", False)] or [ast.Pass()]
 
 
 def unshared(tree: ast.AST) -> ast.AST:

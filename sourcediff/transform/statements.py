@@ -39,7 +39,12 @@ class StatementAdjoints:
             zero = ast.Subscript(ir.load(self.bar(element.value.id)), element.slice, ast.Store())
             out.append(ast.Assign([zero], ast.Constant(0.0)))
         elif ir.target_name(stmt) not in self.assigned_adjoints:
-            out.append(self.reset(ir.target_name(stmt)))
+            reset = self.reset(ir.target_name(stmt))
+            # An allocation whose every element the next loop nest writes: the reverse of
+            # each write zeroed its element already. The optimizer's analyses still see the
+            # zeroing, and drop it last (optimize.drop_implied_zeroings).
+            reset.implied = getattr(stmt, "filled_by_loop", False) and not terms
+            out.append(reset)
         return out
 
     def contribution(self, term) -> ast.stmt:

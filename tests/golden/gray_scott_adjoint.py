@@ -160,8 +160,6 @@ def gray_scott_vjp(u, v, feed, kill, steps, gray_scott_bar):
                 u_bar[j, (j2 - 1) % t31] += lu_bar
                 u_bar[(j + 1) % t30, j2] += lu_bar
                 u_bar[(j - 1) % t30, j2] += lu_bar
-        v2_bar.fill(0.0)
-        u2_bar.fill(0.0)
         # golden_functions.py:83: v = v + 0.08 * lv + uvv - (feed + kill) * v
         feed_bar += t26_bar
         kill_bar += t26_bar
