@@ -78,10 +78,20 @@ def two_rows_combined(v, q, x):
     return total
 
 
+def row_variable_in_the_chain(w, x, s):
+    """``w[c] * s + c``: ``w * s`` is computed ahead, but the row loop's variable is no
+    number invariant in the sample loop (a generator expression's loop, from the fuzzer)."""
+    total = 0.0
+    for i in range(x.shape[0]):
+        total += x[i] * max(w[c] * s + c for c in range(w.shape[0]))
+    return total
+
+
 MATRIX_ARGS = (RNG.random((3, 4)), RNG.random((3, 4)) - 0.5, RNG.random((5, 4)))
 HOISTED = [
     (mixture_terms, MATRIX_ARGS, (0, 1)),
     (vector_rows, (RNG.random(3) - 0.5, RNG.random(4), 0.7), (0, 1, 2)),
+    (row_variable_in_the_chain, (RNG.random(4) - 0.5, RNG.random(3), 0.7), (0, 1, 2)),
 ]
 KEPT = [
     (written_in_the_sample_loop, (RNG.random((3, 4)), RNG.random((5, 4))), (0,)),

@@ -134,11 +134,12 @@ class _Context:
             kind = self.types.variables.get(target)
             if kind is None or not kind.is_float or self.bindings.get(target) != 1:
                 continue
-            root = stmt.value if _row_read(stmt.value, row, self.types) else None
-            root = root or self._elementwise(stmt.value, roots)
-            if root is not None and self._invariant(
-                _operand_names(stmt.value) - set(roots) - {row}, outer
-            ):
+            if _row_read(stmt.value, row, self.types):
+                root, inputs = stmt.value, {stmt.value.value.id}
+            else:  # the row loop's variable as an operand is no invariant number
+                root = self._elementwise(stmt.value, roots)
+                inputs = _operand_names(stmt.value) - set(roots)
+            if root is not None and self._invariant(inputs, outer):
                 roots[target] = root
                 chain[stmt] = root
         return chain
