@@ -85,3 +85,26 @@ def empty_slice_kept(x):
     w[0] = x[0]
     z = w[2:-1] * x[1]
     return np.sum(z * z) + z.shape[0] * x[0] + x[1] * w[0]
+
+
+def reversed_view_rebound(u0, n):
+    """``u = t[::-1]``: a view of an array the run computed, rebound to a name the run
+    read; the run may not bind it after its loop as a fresh array (regions._rebinds)."""
+    u = u0 * 1.0
+    s = 0.0
+    for _ in range(n):
+        t = u * 0.5 + np.sin(u)
+        u = t[::-1]
+        s = s + np.sum(u * u)
+    return s
+
+
+def shrinking_view_rebound(u0, n):
+    """``u = t[1:]``: the view has a shape of its own, one shorter every step."""
+    u = u0 * 1.0
+    s = 0.0
+    for _ in range(n):
+        t = np.tanh(u) * 1.5 - u
+        u = t[1:]
+        s = s + np.sum(u * t[:-1])
+    return s

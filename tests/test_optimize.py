@@ -432,3 +432,20 @@ def test_an_element_subtracted_from_makes_a_buffer_nonzero():
     ).body[0]
     forward_array_adjoints(fn)
     assert "x_bar.fill(0.0)" in ast.unparse(fn)
+
+
+def test_a_buffer_read_one_element_at_a_time_stays_private_only_given_its_rank():
+    """``g = t_bar[i, j]`` copies a number out (no memory shared) when ``t_bar`` is known
+    to be of rank 2; a read of a row (rank 1 left) or of the whole buffer shares it."""
+    from sourcediff.transform.forwarding import private_buffers
+
+    def buffers(body: str, ranks):
+        source = "def f(t, n):\n    t_bar = np.zeros_like(t)\n" + textwrap.indent(body, "    ")
+        return private_buffers(_function(source), ranks=ranks)
+
+    element = "for i in range(n):\n    g = t_bar[i, 0]\n    t_bar[i, 0] = 0.0\n"
+    assert buffers(element, {"t_bar": 2}) == {"t_bar"}
+    assert buffers(element, None) == set()
+    row = "for i in range(n):\n    g = t_bar[i]\n"
+    assert buffers(row, {"t_bar": 2}) == set()
+    assert buffers("g = t_bar\n", {"t_bar": 2}) == set()

@@ -29,6 +29,8 @@ def _args():
         cases.matrix_views: (RNG.normal(size=(4, 4)), RNG.normal(size=4)),
         cases.neighbour_products: (RNG.normal(size=6),),
         cases.empty_slice_kept: (RNG.normal(size=3),),
+        cases.reversed_view_rebound: (RNG.normal(size=5), 3),
+        cases.shrinking_view_rebound: (RNG.normal(size=6), 3),
     }
 
 
