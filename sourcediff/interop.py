@@ -53,8 +53,10 @@ def gradient_stub(specializer, with_value: bool):
     def specialize(*arg_types):
         arg_types = tuple(types.unliteral(t) for t in arg_types)
         adjoint = _compiled_adjoint(specializer, tuple(map(_c_ordered, arg_types)))
-        reordered = [p for p, t in zip(specializer.params, arg_types) if _c_ordered(t) != t]
-        return _implementation(specializer, adjoint, with_value, reordered)
+        params = list(zip(specializer.params, arg_types))
+        reordered = [p for p, t in params if _c_ordered(t) != t]
+        read_only = {p for p, t in params if isinstance(t, types.Array) and not t.mutable}
+        return _implementation(specializer, adjoint, with_value, reordered, read_only)
 
     # Numba wants the stub, its typing function and the implementation to share the
     # parameters' names exactly, so all three are written out for this function.
@@ -101,16 +103,16 @@ def _c_ordered(t):
     return t.copy(layout="C") if isinstance(t, types.Array) and t.layout != "C" else t
 
 
-def _implementation(specializer, adjoint, with_value: bool, reordered=()):
+def _implementation(specializer, adjoint, with_value: bool, reordered=(), read_only=()):
     """``def impl(params): value, grads = adjoint(params, 1.0); return ...``; the arrays
     in ``reordered`` go in as C-ordered copies, and what the derivative leaves in a copy
-    is written back into the caller's array."""
+    is written back into the caller's array (unless it is ``read_only``)."""
     params = ", ".join(specializer.params)
     grads = "grads[0]" if specializer.single else "grads"
     result = f"value, {grads}" if with_value else grads
     copies = "".join(f"    {p}_c = np.ascontiguousarray({p})\n" for p in reordered)
     passed = ", ".join(f"{p}_c" if p in reordered else p for p in specializer.params)
-    backs = "".join(f"    {p}[...] = {p}_c\n" for p in reordered)
+    backs = "".join(f"    {p}[...] = {p}_c\n" for p in reordered if p not in read_only)
     source = (
         f"def impl({params}):\n{copies}    value, grads = adjoint({passed}, 1.0)\n"
         f"{backs}    return {result}\n"

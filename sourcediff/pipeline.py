@@ -225,7 +225,7 @@ def _write_adjoint_module(parsed, request: Request, path, names: tuple, shadow: 
         spec = AdjointSpec(wrt, names[1], plan, names[2], shadow)
         built = build_adjoint(nf, types, active, recording, recomputed, spec, outputs)
     _dump("reverse", _function_text(built.vjp, nf))
-    functions = [primal, optimized(built.vjp, parsed, built.shapes)]
+    functions = [primal, optimized(built.vjp, parsed, built.shapes, built.ranks)]
     functions += [optimized(f, parsed) for f in (built.counting, built.shadow) if f is not None]
     texts = [_function_text(f, nf) for f in functions]
     _dump("optimize", texts[1])
@@ -250,7 +250,7 @@ def typed(nf: NormalizedFunction, parsed: ParsedFunction, request: Request) -> T
     check_aliasing(nf.node, types, nf.filename)
     copy_written_views(nf.node, types, nf.namer)
     read_extremes_at_index(nf.node, types, nf.namer)
-    hoist_invariant_rows(nf.node, types, nf.namer)
+    hoist_invariant_rows(nf.node, types, nf.namer, request.dims)
     if scalarizing():
         _shape_analyses(nf, types, request.dims)
         scalarize(nf, types, request.dims, types.shapes)
@@ -303,12 +303,14 @@ def analyses(nf: NormalizedFunction, parsed: ParsedFunction, request: Request, t
     return active, plan, recomputed, recording
 
 
-def optimized(function: ast.FunctionDef, parsed: ParsedFunction, shapes=None) -> ast.FunctionDef:
+def optimized(
+    function: ast.FunctionDef, parsed: ParsedFunction, shapes=None, ranks=None
+) -> ast.FunctionDef:
     """Stage "optimize": an optimized copy of one generated function (``shapes``: the
-    static shapes of its names, for the derivative)."""
+    static shapes of its names, ``ranks`` its arrays' ranks, for the derivative)."""
     with stage("optimize", parsed.name):
         counting = function.name == f"{parsed.name}_record_bytes"  # its arrays are scratch
-        return optimizer.optimize(function, result_only=counting, shapes=shapes)
+        return optimizer.optimize(function, result_only=counting, shapes=shapes, ranks=ranks)
 
 
 def _function_text(function: ast.FunctionDef, nf: NormalizedFunction) -> str:

@@ -289,3 +289,18 @@ def test_d_fortran_ordered_arguments_from_njit_code():
     c = np.full((2, 3), 0.7)
     expected, _ = _exp_steps_grad(u0, c, 1)
     np.testing.assert_allclose(descend(u0, c, 1), u0 - 0.1 * expected, rtol=1e-13)
+
+
+XG = np.linspace(-1.0, 1.0, 12)  # a module global: read-only inside njit code
+
+
+def test_d_a_read_only_strided_array_from_njit_code_is_not_written_back():
+    df = sd.grad(exp_steps)
+
+    @numba.njit
+    def on_global_rows(c, n):
+        return df(XG.reshape(3, 4)[:, ::2], c, n)
+
+    c = np.full((3, 2), 0.7)
+    expected, _ = _exp_steps_grad(XG.reshape(3, 4)[:, ::2], c, 1)
+    np.testing.assert_allclose(on_global_rows(c, 1), expected, rtol=1e-13)

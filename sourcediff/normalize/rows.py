@@ -13,16 +13,22 @@ loop, and reads a row of it. This rewrite does the same, in the types stage, for
 of statements that starts at a row ``A[c]`` (``c`` the row loop's variable) and
 continues with ``+ - * / **`` and NumPy's unary elementwise functions of chain values,
 numbers and invariant scalars: each chain value used outside the chain becomes a row of
-its whole-array version, computed before the outermost loop around the row loop in
-which ``A`` (and everything it may share memory with) and the scalars are never written.
-The whole-array version applies the same elementwise operations to every row, so the
-values read are exactly those computed before.
+its whole-array version, computed before the loop around the row loop, in which ``A``
+(and everything it may share memory with) and the scalars are never written. The
+whole-array version applies the same elementwise operations to every row, so the values
+read are exactly those computed before. It computes no row the original never computes:
+the row loop runs over all of ``A``'s rows on every iteration of the loop around it (no
+``break``, ``continue`` or ``return`` on the way), and the whole arrays are computed only
+if that loop runs at all (an operation on a row never read could overflow, and its
+derivative times a zero adjoint be NaN). Nothing may write into a chain value: it becomes
+a view of the whole array.
 
     >>> from sourcediff.analysis.types import TypeTable, VarType
     >>> node = ast.parse('''
     ... def f(x, s, n):
+    ...     k = s.shape[0]
     ...     for i in range(n):
-    ...         for c in range(4):
+    ...         for c in range(k):
     ...             t1 = s[c]
     ...             t2 = -t1
     ...             t3 = np.exp(t2)
@@ -34,10 +40,12 @@ values read are exactly those computed before.
     >>> hoist_invariant_rows(node, types, Namer.for_tree(node))
     >>> print(ast.unparse(node))
     def f(x, s, n):
-        t2_rows = -s
-        t3_rows = np.exp(t2_rows)
+        k = s.shape[0]
+        if len(range(n)) > 0:
+            t2_rows = -s
+            t3_rows = np.exp(t2_rows)
         for i in range(n):
-            for c in range(4):
+            for c in range(k):
                 t3 = t3_rows[c]
                 t4 = x[i] * t3
 """
@@ -55,9 +63,12 @@ from ..transform.effects import names_read, names_written
 from .elements import OPERATORS, UNARY_UFUNCS
 
 
-def hoist_invariant_rows(node: ast.FunctionDef, types: TypeTable, namer: Namer) -> None:
-    """Rewrite, in place, every row chain of every loop nest of ``node`` (module docstring)."""
-    context = _Context(node, types, namer)
+def hoist_invariant_rows(
+    node: ast.FunctionDef, types: TypeTable, namer: Namer, dims: tuple | None = None
+) -> None:
+    """Rewrite, in place, every row chain of every loop nest of ``node`` (module docstring);
+    ``dims``: which of the caller's array lengths are equal (dispatch.dimension_classes)."""
+    context = _Context(node, types, namer, dims)
     for loop in [s for s in ast.walk(node) if isinstance(s, ast.For)]:
         found = context.hoisting_loop(loop)
         if found is not None:
@@ -68,9 +79,16 @@ class _Context:
     """What the rewrite needs about the whole function: loops around each loop, how
     often names are bound, which names share memory, every name read."""
 
-    def __init__(self, node: ast.FunctionDef, types: TypeTable, namer: Namer):
+    def __init__(self, node: ast.FunctionDef, types: TypeTable, namer: Namer, dims=None):
         self.node, self.types, self.namer = node, types, namer
         self.bindings = binding_counts(node)
+        self.definitions = {  # the value of each name bound once by an assignment
+            ir.target_name(s): s.value
+            for s in ast.walk(node)
+            if isinstance(s, ast.Assign) and isinstance(s.targets[0], ast.Name)
+        }
+        params = [a.arg for a in node.args.args]  # first-axis labels of the caller's arrays
+        self.dims = {p: d[0] for p, d in zip(params, dims or ()) if d}
         self.classes = alias_classes(node, types)
         self.enclosing: dict[int, list] = {}  # loop id -> (block, loop) pairs, outermost first
         self.changes: dict[int, tuple] = {}  # loop id -> (names bound, names written)
@@ -86,16 +104,47 @@ class _Context:
                 self._walk(stmt.orelse, around)
 
     def hoisting_loop(self, loop: ast.For):
-        """The outermost loop around row loop ``loop`` out of which a chain with at least
-        one operation can be hoisted, with the block holding it and the chain; None when
-        there is none."""
+        """The loop whose body runs row loop ``loop`` over every row on every iteration
+        (no ``break``, ``continue`` or ``return`` on the way) and out of which a chain with
+        at least one operation can be hoisted, with the block holding it and the chain;
+        None when there is none. The whole arrays then hold exactly the rows the original
+        computes at least once: an operation on a row it never computes could overflow,
+        and its derivative times a zero adjoint give NaN."""
         if not (isinstance(loop.target, ast.Name) and ir.is_call(loop.iter, "range")):
             return None
-        for block, outer in self.enclosing.get(id(loop), []):
-            chain = self.chain(loop, outer)
-            if not all(_row_read(s.value, loop.target.id, self.types) for s in chain):
-                return block, outer, chain
-        return None
+        around = self.enclosing.get(id(loop), [])
+        if not around or not isinstance(around[-1][1], ast.For):
+            return None
+        block, outer = around[-1]
+        if loop not in outer.body or _leaves_early(outer.body[: outer.body.index(loop) + 1]):
+            return None
+        chain = self.chain(loop, outer)
+        chain = {s: root for s, root in chain.items() if self.covers(loop, root.value.id)}
+        if all(_row_read(s.value, loop.target.id, self.types) for s in chain):
+            return None
+        return block, outer, chain
+
+    def covers(self, loop: ast.For, array: str) -> bool:
+        """Whether ``loop`` runs over every row of ``array``: ``range(n)`` (or
+        ``range(0, n)``) with ``n`` its first length, or a first length of an argument the
+        caller's arrays share (the request's ``dims``)."""
+        args = loop.iter.args
+        if len(args) == 2 and isinstance(args[0], ast.Constant) and args[0].value == 0:
+            args = args[1:]
+        if len(args) != 1:
+            return False
+        stop = args[0]
+        if isinstance(stop, ast.Name) and self.bindings.get(stop.id) == 1:
+            stop = self.definitions.get(stop.id, stop)
+        rows_of = _rows_of(stop)
+        return rows_of is not None and self.same_rows(rows_of, array)
+
+    def same_rows(self, a: str, b: str) -> bool:
+        if a == b:
+            return True
+        once = self.bindings.get(a) == 1 and self.bindings.get(b) == 1
+        labels = [self.dims.get(name) for name in (a, b)]
+        return once and None not in labels and labels[0] == labels[1]
 
     def _changes(self, outer: ast.stmt) -> tuple[set[str], set[str]]:
         """The names ``outer`` binds, and those whose memory it may write."""
@@ -139,10 +188,18 @@ class _Context:
             else:  # the row loop's variable as an operand is no invariant number
                 root = self._elementwise(stmt.value, roots)
                 inputs = _operand_names(stmt.value) - set(roots)
-            if root is not None and self._invariant(inputs, outer):
+            written = root is not stmt.value and self.written_anywhere(target)
+            if root is not None and not written and self._invariant(inputs, outer):
                 roots[target] = root
                 chain[stmt] = root
         return chain
+
+    def written_anywhere(self, name: str) -> bool:
+        """Whether anything may write into ``name``'s array: a computed chain value
+        becomes a view of the whole array, which a write would change for later rows."""
+        if "function" not in self.changes:
+            self.changes["function"] = self._changes(self.node)
+        return bool(self.classes.get(name, {name}) & self.changes["function"][1])
 
     def _elementwise(self, value: ast.expr, roots: dict) -> ast.Subscript | None:
         """The row read of the chain values ``value`` operates on elementwise, with
@@ -192,7 +249,7 @@ class _Context:
             if id(s) not in ids or _target(s) in used_outside
         ]
         at = next(k for k, s in enumerate(block) if s is outer)
-        block[at:at] = hoisted
+        block[at:at] = [_when_it_runs(outer, hoisted)]
 
     def _read_outside(self, chain: list[ast.Assign]) -> set[str]:
         ids = {id(s) for s in chain}
@@ -205,6 +262,30 @@ class _Context:
             elif _compound(sub):
                 outside |= names_read(getattr(sub, "iter", None) or getattr(sub, "test", sub))
         return outside & _chain_names(chain)
+
+
+def _rows_of(stop: ast.expr) -> str | None:
+    """``A`` for ``A.shape[0]`` or ``len(A)``, else None."""
+    axis = ir.shape_axis(stop)
+    if axis is not None and axis[1] == 0:
+        return axis[0]
+    if ir.is_call(stop, "len") and len(stop.args) == 1 and isinstance(stop.args[0], ast.Name):
+        return stop.args[0].id
+    return None
+
+
+def _when_it_runs(outer: ast.For, hoisted: list[ast.stmt]) -> ast.If:
+    """``hoisted`` under ``if len(range(...)) > 0``: rows the original never computes
+    (no iteration) are not computed either."""
+    trips = ast.Call(ast.Name("len", ast.Load()), [outer.iter], [])
+    test = ast.Compare(trips, [ast.Gt()], [ast.Constant(0)])
+    return _placed(ast.If(test, hoisted, []), hoisted[0])
+
+
+def _leaves_early(stmts: list[ast.stmt]) -> bool:
+    """Whether a ``break``, ``continue`` or ``return`` is among ``stmts``, at any depth."""
+    exits = (ast.Break, ast.Continue, ast.Return)
+    return any(isinstance(n, exits) for s in stmts for n in ast.walk(s))
 
 
 def _row_read(value: ast.expr, row: str, types: TypeTable) -> bool:
