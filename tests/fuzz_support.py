@@ -26,7 +26,7 @@ def folder():
 # Seeds whose programs (with ``gaps=True``) hold each construct the generator draws from its
 # own stream: repeated reads around a writing helper, equal array expressions one of which
 # is written, int and float32 arrays in helpers, np.roll stencils rebound in a loop, rows of
-# a loop-invariant array transformed in a per-sample loop.
+# a loop-invariant array transformed in a per-sample loop, pairwise element increments.
 GAP_SAMPLE = (2, 6, 9, 19, 21, 24)
 
 

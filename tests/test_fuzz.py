@@ -28,9 +28,11 @@ def test_generated_program_compiled(seed, folder):
     run_program(seed, folder, True, policies()[3:])
 
 
-def test_generated_roll_stencil_compiled(folder):
-    """A program with np.roll stencils rebound in a loop (``gaps=True``), compiled."""
-    run_program(9, folder, True, policies()[3:], gaps=True)
+@pytest.mark.parametrize("seed", [24, 9, 19])
+def test_generated_own_stream_constructs_compiled(seed, folder):
+    """Programs with np.roll stencils rebound in a loop (24), pairwise increments (9),
+    rows of an invariant array in a per-sample loop (19), all ``gaps=True``, compiled."""
+    run_program(seed, folder, True, policies()[3:], gaps=True)
 
 
 # Programs of compiled campaigns that once failed, with the policy they failed under.

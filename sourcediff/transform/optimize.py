@@ -1,6 +1,6 @@
 """Stage "optimize": generated functions as an expert would write them, bit for bit the same.
 
-Seven passes run over each generated function (primal, derivative, record
+Eight passes run over each generated function (primal, derivative, record
 count, shadow) until none changes anything:
 
 1. ``assign_first_contributions`` (zeros.py): ``s_bar += g`` becomes
@@ -18,7 +18,10 @@ count, shadow) until none changes anything:
    ``a = b`` is dropped;
 6. ``drop_dead_stores`` (cleanup.py): ``name = pure`` that nothing reads;
 7. ``tidy_reversed_ranges`` (simplify.py): the reverse of a loop whose bounds are
-   recomputed runs ``range(b - 1, a - 1, -1)``.
+   recomputed runs ``range(b - 1, a - 1, -1)``;
+8. ``pass_through_increments`` (passthrough.py): the reverse of ``a[i] += e`` no
+   longer zeroes ``a_bar[i]`` to add the same value back (the derivative only: it
+   needs the arrays' ranks).
 
 Then, once, on the derivative, ``swap_first_contributions`` (first_arrays.py):
 ``add_into(a_bar, b_bar); b_bar.fill(0.0)`` with ``a_bar`` certainly zero becomes the
@@ -62,6 +65,7 @@ from .effects import statement_lists
 from .first_arrays import bind_first_contributions, swap_first_contributions
 from .fold import fold_temporaries
 from .forwarding import forward_array_adjoints
+from .passthrough import pass_through_increments
 from .simplify import tidy_reversed_ranges
 from .slicing import slice_to_result
 from .zeros import assign_first_contributions
@@ -75,12 +79,16 @@ def enabled() -> bool:
 
 
 def optimize(
-    function: ast.FunctionDef, result_only: bool = False, shapes: dict | None = None
+    function: ast.FunctionDef,
+    result_only: bool = False,
+    shapes: dict | None = None,
+    ranks: dict | None = None,
 ) -> ast.FunctionDef:
     """An optimized copy of the generated ``function`` (see the module docstring); with
     ``result_only`` (the counting function, whose arrays are scratch) first sliced down to
     what its result depends on (slicing.py); with ``shapes`` (symbolic shapes of its
-    names, analysis/static_shapes.py), array adjoints bound to their first contribution."""
+    names, analysis/static_shapes.py), array adjoints bound to their first contribution;
+    with ``ranks`` (of its arrays), increments' adjoints left in place (passthrough.py)."""
     function = unshared(copy.deepcopy(function))
     if not enabled():
         return function
@@ -95,6 +103,8 @@ def optimize(
         changed |= fold_temporaries(function)
         changed |= drop_dead_stores(function)
         changed |= tidy_reversed_ranges(function)
+        if ranks is not None:
+            changed |= pass_through_increments(function, ranks)
         if not changed:
             break
     if shapes is not None:

@@ -64,6 +64,7 @@ class AdjointFunctions:
     shadow: ast.FunctionDef | None
     records: bool
     shapes: dict  # the symbolic shapes of the vjp's names that have one
+    ranks: dict  # the rank of every primal array and of its adjoint
 
 
 class ReverseBuilder(StatementAdjoints):
@@ -217,7 +218,9 @@ class ReverseBuilder(StatementAdjoints):
         if self.verifier is not None:
             shadow = self.verifier.shadow(self.nf.node, spec.shadow_name)
         shapes = self.known_shapes(atoms, seeds)
-        return AdjointFunctions(fn, counting, shadow, keeps_bytes(forward), shapes)
+        ranks = {n: t.ndim for n, t in self.types.variables.items() if t.kind == "array"}
+        ranks |= {bar: ranks[name] for name, bar in self.bars.items() if name in ranks}
+        return AdjointFunctions(fn, counting, shadow, keeps_bytes(forward), shapes, ranks)
 
     def known_shapes(self, atoms: list[ast.expr], seeds: list[str]) -> dict:
         """Symbolic shapes (analysis/static_shapes.py) of the adjoint function's names

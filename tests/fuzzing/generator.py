@@ -419,6 +419,7 @@ class _Writer:
                 self.typed_arrays_in_helpers,
                 self.roll_stencil_loop,
                 self.invariant_rows_loop,
+                self.pairwise_increments,
             ]
             self.rng.choice(forms)(depth)
         finally:
@@ -491,6 +492,32 @@ class _Writer:
         if self.rng.random() < 0.4:  # the last row's value, read after the loops
             self.emit(depth, f"{self.sum_target()} np.sum({e} * {s})")
         self.tags.add("invariant_rows_loop")
+
+    def pairwise_increments(self, depth: int) -> None:
+        """Pairwise interactions accumulated element by element (``f[i] += w``,
+        ``f[j] -= w``, as in N-body forces) into a vector or a matrix column; sometimes the
+        accumulated array is read between two increments, or one element is incremented
+        twice in a row."""
+        f, i, j = self.gap_name("f"), self.gap_name("i"), self.gap_name("j")
+        d, w, t = self.gap_name("d"), self.gap_name("w"), self.gap_name("t")
+        vec = self.rng.choice(self.vectors)
+        matrix = self.rng.random() < 0.4
+        self.emit(depth, f"{f} = np.zeros((4, 2))" if matrix else f"{f} = np.zeros(4)")
+        self.emit(depth, f"{t} = 0.0")
+        at_i, at_j = (f"{i}, 1", f"{j}, 1") if matrix else (i, j)
+        self.emit(depth, f"for {i} in range(4):")
+        self.emit(depth + 1, f"for {j} in range({i} + 1, 4):")
+        self.emit(depth + 2, f"{d} = {vec}[{j}] - {vec}[{i}]")
+        self.emit(depth + 2, f"{w} = {d} / (1.0 + {d} * {d}) * {self.scalar(1)}")
+        self.emit(depth + 2, f"{f}[{at_i}] += {w} * {d}")
+        form = self.rng.choice(["plain", "plain", "read_between", "twice"])
+        if form == "read_between":  # the reverse may not skip the element's zeroing here
+            self.emit(depth + 2, f"{t} = {t} + {f}[{at_j}] * {w}")
+        self.emit(depth + 2, f"{f}[{at_j}] -= {w}")
+        if form == "twice":
+            self.emit(depth + 2, f"{f}[{at_j}] += 0.5 * {w} * {w}")
+        self.emit(depth, f"{self.sum_target()} (np.sum({f} * {f}) + {t})")
+        self.tags.add("pairwise_increments")
 
     def roll_step(self, depth: int, u: str, step: str) -> None:
         """``u = step``, or through a name of its own (``un = step; u = un``), or with the
