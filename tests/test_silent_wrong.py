@@ -10,6 +10,7 @@ import inspect
 
 import numpy as np
 import pytest
+from rows_cases import CASES as ROWS_CASES
 from silent_wrong_cases import (
     CASES,
     REFUSED,
@@ -23,6 +24,7 @@ import sourcediff as sd
 from sourcediff import compile as compile_stage
 
 POLICIES = ["store", "recompute", sd.Checkpoint(snapshots=2), "auto"]
+CASES = CASES + ROWS_CASES  # rows of invariant arrays computed ahead (tests/test_rows.py)
 IDS = [case[0].__name__ for case in CASES]
 
 
