@@ -46,6 +46,31 @@ UNARY_UFUNCS = {
 OPERATORS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow)
 
 
+def elementwise_operands(value: ast.expr) -> list[ast.expr] | None:
+    """The operands of ``+ - * / **``, a unary sign or a unary NumPy ufunc; else None.
+
+    >>> [ast.unparse(o) for o in elementwise_operands(ast.parse("np.exp(-a)").body[0].value)]
+    ['-a']
+    """
+    if isinstance(value, ast.BinOp) and isinstance(value.op, OPERATORS):
+        return [value.left, value.right]
+    if isinstance(value, ast.UnaryOp) and isinstance(value.op, (ast.USub, ast.UAdd)):
+        return [value.operand]
+    if isinstance(value, ast.Call) and rules.call_path(value.func) in UNARY_UFUNCS:
+        return value.args if len(value.args) == 1 and not value.keywords else None
+    return None
+
+
+def is_number(operand: ast.expr | None, types) -> bool:
+    """Whether ``operand`` is an int or float literal, or a name ``types`` knows to hold
+    an int or a float."""
+    if isinstance(operand, ast.Constant):
+        return type(operand.value) in (int, float)
+    named = isinstance(operand, ast.Name) and types is not None
+    known = types.variables.get(operand.id) if named else None
+    return known is not None and known.kind in ("float", "int")
+
+
 def axis_index(k: int) -> str:
     """The placeholder name of loop axis ``k`` in element expressions."""
     return f"_sd_axis{k}"
@@ -146,28 +171,13 @@ class Shapes:
     def _elementwise_shape(self, value: ast.expr) -> tuple | None:
         """The shape of an elementwise operation of arrays of one known shape and numbers
         (``np.exp(-log_sd)``, computed once for every row by ``normalize/rows.py``)."""
-        if isinstance(value, ast.BinOp) and isinstance(value.op, OPERATORS):
-            operands = [value.left, value.right]
-        elif isinstance(value, ast.UnaryOp) and isinstance(value.op, (ast.USub, ast.UAdd)):
-            operands = [value.operand]
-        elif isinstance(value, ast.Call) and rules.call_path(value.func) in UNARY_UFUNCS:
-            operands = value.args if len(value.args) == 1 and not value.keywords else []
-        else:
-            return None
         shapes = set()
-        for operand in operands:
+        for operand in elementwise_operands(value) or [None]:
             if isinstance(operand, ast.Name) and operand.id in self.fixed:
                 shapes.add(self.fixed[operand.id])
-            elif not self._number(operand):
+            elif not is_number(operand, self.types):
                 return None
         return shapes.pop() if len(shapes) == 1 else None
-
-    def _number(self, operand: ast.expr) -> bool:
-        if isinstance(operand, ast.Constant):
-            return type(operand.value) in (int, float)
-        named = isinstance(operand, ast.Name) and self.types is not None
-        known = self.types.variables.get(operand.id) if named else None
-        return known is not None and known.kind in ("float", "int")
 
     def axis(self, name: str, k: int) -> tuple:
         """The symbol of ``name.shape[k]``."""

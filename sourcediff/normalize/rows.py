@@ -60,7 +60,7 @@ from ..analysis.sharing import alias_classes
 from ..analysis.types import TypeTable, VarType
 from ..naming import Namer
 from ..transform.effects import names_read, names_written
-from .elements import OPERATORS, UNARY_UFUNCS
+from .elements import elementwise_operands, is_number
 
 
 def hoist_invariant_rows(
@@ -205,25 +205,12 @@ class _Context:
         """The row read of the chain values ``value`` operates on elementwise, with
         numbers and scalar names; None if it is no such operation, or combines rows of
         different reads (whose whole arrays need not broadcast as their rows do)."""
-        if isinstance(value, ast.UnaryOp) and isinstance(value.op, (ast.USub, ast.UAdd)):
-            operands = [value.operand]
-        elif isinstance(value, ast.BinOp) and isinstance(value.op, OPERATORS):
-            operands = [value.left, value.right]
-        elif isinstance(value, ast.Call) and ast.unparse(value.func) in UNARY_UFUNCS:
-            operands = value.args if len(value.args) == 1 and not value.keywords else []
-        else:
-            return None
+        operands = elementwise_operands(value) or []
         reads = {ast.unparse(roots[o.id]): roots[o.id] for o in operands if _named(o, roots)}
         others = [o for o in operands if not _named(o, roots)]
-        if len(reads) != 1 or not all(self._scalar(o) for o in others):
+        if len(reads) != 1 or not all(is_number(o, self.types) for o in others):
             return None
         return next(iter(reads.values()))
-
-    def _scalar(self, operand: ast.expr) -> bool:
-        if isinstance(operand, ast.Constant):
-            return isinstance(operand.value, (int, float)) and not isinstance(operand.value, bool)
-        kind = self.types.variables.get(operand.id) if isinstance(operand, ast.Name) else None
-        return kind is not None and kind.kind in ("float", "int")
 
     def hoist(self, loop: ast.For, block: list, outer: ast.stmt, chain: dict) -> None:
         """Compute ``chain``'s whole arrays before ``outer`` (in ``block``); read rows of
