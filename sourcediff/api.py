@@ -53,7 +53,7 @@ class _ValueAndGrad(Specializer):
                 self.parsed.filename,
                 self.parsed.node.lineno,
             )
-        value, grads = self.call(adjoint, args + (1.0,))
+        value, grads = self.call(built, adjoint, args + (1.0,))
         grads = tuple(shaped_like(g, args[k]) for g, k in zip(grads, self.argnums))
         grads = self.regroup(grads, given)
         grad = grads[0] if self.single else grads
@@ -178,9 +178,9 @@ def jvp(func, primals, tangents, *, policy="auto", jit=True, fastmath=False):
             np.zeros_like(v) if isinstance(v, np.ndarray) else 0.0 for v in outputs_of(value)
         )
         return value, (zeros if isinstance(value, tuple) else zeros[0])
-    _, tangent_fn = tangent_function(transformed, args)
+    built, tangent_fn = tangent_function(transformed, args)
     dots = tuple(tangent_like(tangents[k], args[k]) for k in positions)
-    value, tangent = transformed.call(tangent_fn, args + dots)
+    value, tangent = transformed.call(built, tangent_fn, args + dots)
     if isinstance(value, tuple):
         return as_output(value), tuple(as_python(t) for t in tangent)
     return as_python(value), as_python(tangent)
@@ -213,6 +213,7 @@ def hessian(func=None, argnums=0, *, policy="auto", jit=True, fastmath=False):
     def hess(*args, **kwargs):
         args = second.first.bind(args, kwargs)
         second.first.check_differentiable(args)
+        second.first.refuse_shared_memory(args)
         blocks = second.hessian(args)
         if second.first.single:
             return blocks[0][0]
@@ -239,6 +240,7 @@ def hvp(func=None, argnums=0, *, policy="auto", jit=True, fastmath=False):
         first = second.first
         args, vectors = first.bind(args[:-1], {}), args[-1]
         first.check_differentiable(args)
+        first.refuse_shared_memory(args)
         vectors = (vectors,) if first.single else tuple(vectors)
         if len(vectors) != len(first.argnums):
             raise ArgumentError(f"v must hold one vector per argnum ({len(first.argnums)})")

@@ -189,20 +189,50 @@ class Specializer:
         )
         return AutoPlan(snapshots_within(budget, max(1, (eight - four) // 4)))
 
-    def call(self, adjoint, args: tuple):
-        """Run a generated derivative; Numba failing to compile it is our error, not the
-        user's, and is reported as such, naming the user's function."""
-        first = getattr(adjoint, "signatures", None) == []
+    def call(self, built, function, args: tuple):
+        """Run ``function`` of the generated module ``built`` (refused arguments that share
+        memory with an array it writes); Numba failing to compile it is our error, not
+        the user's, and is reported as such, naming the user's function."""
+        written = self.written_positions(built)
+        self.refuse_shared_memory(args, written)
+        first = getattr(function, "signatures", None) == []
         start = time.perf_counter()
         ordered = c_ordered(args)
         try:
-            result = adjoint(*ordered)
+            result = function(*ordered)
         except numba.core.errors.NumbaError as exc:
             raise self.internal_error(exc) from exc
-        write_back(args, ordered)
+        write_back(args, ordered, written)
         if first:  # Numba compiled (or loaded from its disk cache) on this call
             pipeline.report_time("compile", self.parsed.name, time.perf_counter() - start)
         return result
+
+    def written_positions(self, built=None) -> list[int]:
+        """The positions of the array parameters the function writes into, as the module
+        ``built`` (by default the primal's) finds them."""
+        built = built or self.primal_module()[0]
+        return [k for k, p in enumerate(self.params) if p in built.written]
+
+    def refuse_shared_memory(self, args: tuple, written=None) -> None:
+        """An argument sharing memory with an array the function writes (at ``written``,
+        by default as the primal finds them) would see the writes: the plain function
+        reads the new values where a derivative's private copies do not. Refused."""
+        for k in self.written_positions() if written is None else written:
+            for j, other in enumerate(args):
+                if j != k and isinstance(other, np.ndarray) and np.shares_memory(args[k], other):
+                    raise ArgumentError(
+                        f"'{self.params[k]}' shares memory with {self.argument_name(j)}, and "
+                        f"'{self.parsed.name}' writes into '{self.params[k]}': pass a copy "
+                        f"(np.copy) so the derivative sees what the function reads",
+                        self.parsed.filename,
+                        self.parsed.node.lineno,
+                    )
+
+    def argument_name(self, position: int) -> str:
+        """A parameter's name, or the cotangent or tangent that follows the parameters."""
+        if position < len(self.params):
+            return f"'{self.params[position]}'"
+        return f"the cotangent or tangent argument {position - len(self.params)}"
 
     def internal_error(self, exc: Exception) -> SourceDiffError:
         """Numba failing on generated code, reported as ours, naming the user's function."""
@@ -214,21 +244,25 @@ class Specializer:
             self.parsed.node.lineno,
         )
 
-    def primal(self, args: tuple):
-        """The function itself at ``args`` (compiled unless ``jit=False``), parsed only once."""
+    def primal_module(self) -> tuple:
+        """The primal's generated module and its function (compiled unless ``jit=False``)."""
         if self.compiled_primal is None:
             built = pipeline.build_primal_module(self.parsed, self.fastmath)
-            self.compiled_primal = pipeline.load(built, built.primal, self.jit)
-        return self.call(self.compiled_primal, args)
+            self.compiled_primal = built, pipeline.load(built, built.primal, self.jit)
+        return self.compiled_primal
+
+    def primal(self, args: tuple):
+        """The function itself at ``args``, before its derivatives are taken there."""
+        return self.call(*self.primal_module(), args)
 
     def record_bytes(self, built, args: tuple) -> int:
         """What the derivative in ``built`` records for ``args`` (its counting function)."""
         counting = pipeline.load(built, built.record_bytes, self.jit)
-        return int(self.call(counting, copies(args)))
+        return int(self.call(built, counting, copies(args)))
 
     def run_vjp(self, args: tuple, seeds: tuple):
         built, adjoint = self.adjoint(args)
-        value, grads = self.call(adjoint, args + tuple(seeds))
+        value, grads = self.call(built, adjoint, args + tuple(seeds))
         return built, value, tuple(as_python(g) for g in grads)
 
 
@@ -342,12 +376,13 @@ def c_ordered(args: tuple) -> tuple:
     )
 
 
-def write_back(given: tuple, ordered: tuple) -> None:
-    """What the derivative left in C-ordered copies, written into the caller's arrays (the
-    function may write into its arguments, and the caller sees what it would leave)."""
-    for original, used in zip(given, ordered):
-        if used is not original and original.flags.writeable:
-            original[...] = used
+def write_back(given: tuple, ordered: tuple, written) -> None:
+    """What the function left in the C-ordered copies of the arguments at the positions
+    ``written`` (those it writes into), written into the caller's arrays: the caller sees
+    what the function would leave there."""
+    for k in written:
+        if ordered[k] is not given[k] and given[k].flags.writeable:
+            given[k][...] = ordered[k]
 
 
 def as_output(value):

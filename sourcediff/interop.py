@@ -23,6 +23,9 @@ stores (as it does whenever the record fits the memory budget).
 
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass, field
+
 import numba
 import numpy as np
 from numba.core import types
@@ -52,11 +55,14 @@ def gradient_stub(specializer, with_value: bool):
 
     def specialize(*arg_types):
         arg_types = tuple(types.unliteral(t) for t in arg_types)
-        adjoint = _compiled_adjoint(specializer, tuple(map(_c_ordered, arg_types)))
+        built, adjoint = _compiled_adjoint(specializer, tuple(map(_c_ordered, arg_types)))
         params = list(zip(specializer.params, arg_types))
+        arrays = [p for p, t in params if isinstance(t, types.Array)]
         reordered = [p for p, t in params if _c_ordered(t) != t]
         read_only = {p for p, t in params if isinstance(t, types.Array) and not t.mutable}
-        return _implementation(specializer, adjoint, with_value, reordered, read_only)
+        calling = Calling(reordered, [p for p in built.written if p not in read_only])
+        calling.overlaps = [(p, q) for p in built.written for q in arrays if q != p]
+        return _implementation(specializer, adjoint, with_value, calling)
 
     # Numba wants the stub, its typing function and the implementation to share the
     # parameters' names exactly, so all three are written out for this function.
@@ -90,7 +96,7 @@ def _compiled_adjoint(specializer, arg_types: tuple):
             specializer.parsed.filename,
             specializer.parsed.node.lineno,
         )
-    return pipeline.load(built, built.adjoint, True)
+    return built, pipeline.load(built, built.adjoint, True)
 
 
 def _float_array(t) -> bool:
@@ -103,20 +109,77 @@ def _c_ordered(t):
     return t.copy(layout="C") if isinstance(t, types.Array) and t.layout != "C" else t
 
 
-def _implementation(specializer, adjoint, with_value: bool, reordered=(), read_only=()):
-    """``def impl(params): value, grads = adjoint(params, 1.0); return ...``; the arrays
-    in ``reordered`` go in as C-ordered copies, and what the derivative leaves in a copy
-    is written back into the caller's array (unless it is ``read_only``)."""
+@dataclass
+class Calling:
+    """How the stub passes arrays: ``reordered`` go in as C-ordered copies, the copies of
+    ``written_back`` are written back into the caller's arrays afterwards, and each pair
+    of ``overlaps`` (an array the function writes, another array) is refused if their
+    memory overlaps."""
+
+    reordered: list
+    written_back: list
+    overlaps: list = field(default_factory=list)
+
+
+@numba.njit(cache=True)
+def memory_overlaps(a, b) -> bool:
+    """Whether the bytes spanned by arrays ``a`` and ``b`` overlap (NumPy's
+    ``may_share_memory``, which Numba lacks): a shared buffer, or interleaved views."""
+    if a.size == 0 or b.size == 0:
+        return False
+    a_low, a_high = _span(a)
+    b_low, b_high = _span(b)
+    if not (a_low < b_high and b_low < a_high):
+        return False
+    # Interleaved views (two columns of one matrix): every element of each starts at its
+    # first address plus a multiple of the strides' common divisor g, so the two are
+    # apart when their bytes fall in disjoint places modulo g.
+    g = _stride_divisor(a, _stride_divisor(b, 0))
+    if g == 0:
+        return True
+    offset = (b.ctypes.data - a.ctypes.data) % g
+    return not (offset >= a.itemsize and g - offset >= b.itemsize)
+
+
+@numba.njit(cache=True)
+def _stride_divisor(a, g):
+    for n, stride in zip(a.shape, a.strides):
+        if n > 1:
+            g = math.gcd(g, abs(stride))
+    return g
+
+
+@numba.njit(cache=True)
+def _span(a):
+    low = high = a.ctypes.data
+    for n, stride in zip(a.shape, a.strides):
+        if stride > 0:
+            high += stride * (n - 1)
+        else:
+            low += stride * (n - 1)
+    return low, high + a.itemsize
+
+
+def _implementation(specializer, adjoint, with_value: bool, calling: Calling):
+    """``def impl(params): value, grads = adjoint(params, 1.0); return ...``, with the
+    copies, write-backs and overlap checks of ``calling``."""
     params = ", ".join(specializer.params)
     grads = "grads[0]" if specializer.single else "grads"
     result = f"value, {grads}" if with_value else grads
+    checks = "".join(
+        f"    if memory_overlaps({p}, {q}):\n        raise ValueError("
+        f"'{specializer.parsed.name} writes into {p}, which may share memory with {q}: "
+        f"pass a copy')\n"
+        for p, q in calling.overlaps
+    )
+    reordered = calling.reordered
     copies = "".join(f"    {p}_c = np.ascontiguousarray({p})\n" for p in reordered)
     passed = ", ".join(f"{p}_c" if p in reordered else p for p in specializer.params)
-    backs = "".join(f"    {p}[...] = {p}_c\n" for p in reordered if p not in read_only)
+    backs = "".join(f"    {p}[...] = {p}_c\n" for p in calling.written_back if p in reordered)
     source = (
-        f"def impl({params}):\n{copies}    value, grads = adjoint({passed}, 1.0)\n"
+        f"def impl({params}):\n{checks}{copies}    value, grads = adjoint({passed}, 1.0)\n"
         f"{backs}    return {result}\n"
     )
-    namespace = {"adjoint": adjoint, "np": np}
+    namespace = {"adjoint": adjoint, "np": np, "memory_overlaps": memory_overlaps}
     exec(source, namespace)  # noqa: S102
     return namespace["impl"]

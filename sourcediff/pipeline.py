@@ -44,10 +44,11 @@ from .normalize.rows import hoist_invariant_rows
 from .normalize.scalarize import scalarize
 from .normalize.views import copy_written_views
 from .parse import ParsedFunction, parse_function
-from .plan import has_time_loop, make_plan
+from .plan import AutoPlan, cheaper_to_rerun, has_time_loop, make_plan
 from .transform import optimize as optimizer
 from .transform.forward import build_tangent
 from .transform.reverse import AdjointSpec, build_adjoint
+from .transform.signature import written_params
 
 STAGES = (
     "parse",  # the function and its call tree (parse.py, fence.py)
@@ -95,6 +96,7 @@ class Built:
     time_loops: bool = False  # whether policy "auto" has loops it could checkpoint
     externals: dict = field(default_factory=dict)  # functions with user rules, by name
     fastmath: bool = False  # compiled with Numba's fastmath
+    written: tuple = ()  # the array parameters it writes into (the caller sees the writes)
 
 
 def _dump(stage: str, text: str) -> None:
@@ -209,8 +211,10 @@ def _build_adjoint_module(parsed: ParsedFunction, request: Request) -> Built:
     if meta is None:
         meta = _write_adjoint_module(parsed, request, path, names, shadow)
     outputs, kind, loops = meta["outputs"], meta["result"], meta["time_loops"]
-    fastmath = request.fastmath
-    return Built(str(path), *names[:2], outputs, kind, names[2], shadow, loops, fastmath=fastmath)
+    fastmath, written = request.fastmath, tuple(meta["written"])
+    built = Built(str(path), *names[:2], outputs, kind, names[2], shadow, loops)
+    built.fastmath, built.written = fastmath, written
+    return built
 
 
 def _write_adjoint_module(parsed, request: Request, path, names: tuple, shadow: str) -> dict:
@@ -232,6 +236,7 @@ def _write_adjoint_module(parsed, request: Request, path, names: tuple, shadow: 
     # Nothing to checkpoint when nothing is recorded: "auto" then needs no count.
     time_loops = has_time_loop(nf.node, types) and built.records
     meta = {"outputs": outputs, "result": types.result.kind, "time_loops": time_loops}
+    meta["written"] = written_params(nf.params, nf.node, types)
     with stage("codegen", parsed.name):
         text = module_source(header_text(parsed, request, wrt), nf.constants, texts)
         compile_stage.write_module(path, text, meta)
@@ -278,29 +283,40 @@ def analyses(nf: NormalizedFunction, parsed: ParsedFunction, request: Request, t
         active = active_variables(nf.node, types, wrt)
     with stage("plan", parsed.name):
         plan = make_plan(nf.node, request.policy, types)
-    loops = outermost_loops(nf.node.body)
-    _dump("plan", "\n".join(f"line {loop.lineno}: {plan.mode(loop)}" for loop in loops))
+    auto = isinstance(request.policy, AutoPlan)
     with stage("recording", parsed.name):
-        # Index arithmetic (i - 1, n - 1) and elements of arrays nothing changes afterwards
-        # are recomputed under every policy: storing them would only cost memory; "store"
-        # keeps every other value the reverse sweep needs.
-        temps = nf.temps
-        if not plan.recompute_temporaries:
-            reads = element_reads(nf.node, temps)
-            temps = {t for t in temps if types[t].kind == "int" or t in reads}
-        reads_of = lambda stmt, act: reverse_reads(stmt, act, types)  # noqa: E731
-        arrays = {name for name, kind in types.variables.items() if kind.kind == "array"}
-        fixed = fixed_lengths(nf.node, types)
-        recomputed = choose_recomputed(nf.node, temps, active, reads_of, arrays, fixed)
-        recording = analyze_recording(
-            nf.node, active, nf.counters, nf.filename, types, recomputed, plan.reruns, fixed
-        )
+        recomputed, recording = _recorded(nf, types, active, plan)
+        rerun = cheaper_to_rerun(nf, types, recording) if auto else []
+        if rerun:
+            plan = plan.rerunning(rerun)
+            recomputed, recording = _recorded(nf, types, active, plan)
     _dump(
         "activity",
         f"active: {sorted(active)}\nreverse reads: {sorted(recording.reads)}\n"
         f"recomputed: {sorted(recomputed)}",
     )
+    loops = outermost_loops(nf.node.body)
+    _dump("plan", "\n".join(f"line {loop.lineno}: {plan.mode(loop)}" for loop in loops))
     return active, plan, recomputed, recording
+
+
+def _recorded(nf: NormalizedFunction, types, active: set[str], plan):
+    """The temporaries recomputed in the reverse sweep, and what is recorded, under ``plan``."""
+    # Index arithmetic (i - 1, n - 1) and elements of arrays nothing changes afterwards
+    # are recomputed under every policy: storing them would only cost memory; "store"
+    # keeps every other value the reverse sweep needs.
+    temps = nf.temps
+    if not plan.recompute_temporaries:
+        reads = element_reads(nf.node, temps)
+        temps = {t for t in temps if types[t].kind == "int" or t in reads}
+    reads_of = lambda stmt, act: reverse_reads(stmt, act, types)  # noqa: E731
+    arrays = {name for name, kind in types.variables.items() if kind.kind == "array"}
+    fixed = fixed_lengths(nf.node, types)
+    recomputed = choose_recomputed(nf.node, temps, active, reads_of, arrays, fixed)
+    recording = analyze_recording(
+        nf.node, active, nf.counters, nf.filename, types, recomputed, plan.reruns, fixed
+    )
+    return recomputed, recording
 
 
 def optimized(
@@ -324,9 +340,14 @@ def _build_tangent_module(parsed: ParsedFunction, request: Request) -> Built:
     path = compile_stage.module_path(f"{parsed.name}_tangent", key)
     names = (primal_name(parsed), f"{parsed.name}_jvp")
     meta = compile_stage.cached_meta(path)
-    if meta is not None:
-        outputs, kind = meta["outputs"], meta["result"]
-        return Built(str(path), names[0], names[1], outputs, kind, fastmath=request.fastmath)
+    if meta is None:
+        meta = _write_tangent_module(parsed, request, path, names)
+    outputs, kind, written = meta["outputs"], meta["result"], tuple(meta["written"])
+    return Built(str(path), *names, outputs, kind, fastmath=request.fastmath, written=written)
+
+
+def _write_tangent_module(parsed, request: Request, path, names: tuple) -> dict:
+    """Stages 2-5 of a forward-mode derivative, written to ``path``; its metadata."""
     nf = normalized(parsed)
     wrt = [nf.params[k] for k in request.argnums]
     types = typed(nf, parsed, request)
@@ -342,29 +363,31 @@ def _build_tangent_module(parsed: ParsedFunction, request: Request) -> Built:
         f"{origin_line(parsed)}\n\nForward mode (tangents) with respect to {', '.join(wrt)}.\n"
         f"Argument types: {signature}."
     )
+    meta = {"outputs": outputs, "result": types.result.kind}
+    meta["written"] = written_params(nf.params, nf.node, types)
     with stage("codegen", parsed.name):
         text = module_source(header, nf.constants, [primal_text, tangent_text])
-        compile_stage.write_module(path, text, {"outputs": outputs, "result": types.result.kind})
+        compile_stage.write_module(path, text, meta)
     _dump("codegen", text)
     STATS["transforms"] += 1
-    return Built(
-        str(path), names[0], names[1], outputs, types.result.kind, fastmath=request.fastmath
-    )
+    return meta
 
 
 def _build_primal_module(parsed: ParsedFunction, fastmath: bool = False) -> Built:
     """Stages 2 and 5 for the primal alone (``sd.jit``)."""
     key = source_key(parsed, "primal", *(["fastmath"] if fastmath else []))
     path = compile_stage.module_path(parsed.name, key)
-    if compile_stage.read_module(path) is None:
-        compile_stage.discard(path)
+    meta = compile_stage.cached_meta(path)
+    if meta is None:
         nf = normalized(parsed)
         header = f"{origin_line(parsed)}\n\nThe normalized primal; do not edit."
         primal = optimized(nf.node, parsed)
         text = module_source(header, nf.constants, [_function_text(primal, nf)])
-        compile_stage.write_module(path, text)
+        meta = {"written": written_params(nf.params, nf.node)}
+        compile_stage.write_module(path, text, meta)
         STATS["transforms"] += 1
-    return Built(str(path), primal_name(parsed), "", 1, "", fastmath=fastmath)
+    written = tuple(meta["written"])
+    return Built(str(path), primal_name(parsed), "", 1, "", fastmath=fastmath, written=written)
 
 
 def load_module(built: Built):

@@ -25,7 +25,9 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from .analysis.recording import time_loop
+from . import ir
+from .analysis.liveness import entry_state
+from .analysis.recording import indexes_by_target, time_loop
 from .ir import outermost_loops
 from .policy import Checkpoint
 
@@ -54,6 +56,11 @@ class Plan:
         """Whether ``loop``'s iterations are re-run in the reverse sweep."""
         return self.mode(loop) != "store"
 
+    def rerunning(self, loops: list) -> Plan:
+        """This plan with ``loops`` recomputed."""
+        modes = dict(self.modes) | {id(loop): "recompute" for loop in loops}
+        return Plan(modes, self.snapshots, self.recompute_temporaries)
+
 
 def make_plan(node: ast.FunctionDef, policy, types) -> Plan:
     """The plan for ``policy`` ("store", "recompute", a Checkpoint or an AutoPlan)."""
@@ -71,6 +78,67 @@ def make_plan(node: ast.FunctionDef, policy, types) -> Plan:
         timed = [loop for loop in loops if time_loop(loop, types)]
         return Plan({id(loop): "checkpoint" for loop in timed}, policy.snapshots)
     return Plan(recompute_temporaries=policy != "store")
+
+
+def cheaper_to_rerun(nf, types, recording) -> list[ast.For]:
+    """Under "auto", the stored loops whose iterations are cheaper to re-run than to record:
+    time loops of straight-line scalar arithmetic whose entry state is smaller than what
+    storing records per iteration. An RK4 step of the Lorenz system records its 18 stage
+    values, or only ``x, y, z`` and re-runs its arithmetic in the reverse sweep, as a hand
+    adjoint does. A function call (``math.sin``) costs more to re-run than a recorded
+    value to read back: such loops stay stored.
+
+    >>> src = "def f(x, n):\\n    for k in range(n):\\n        a = x * x\\n        x = a * a\\n"
+    >>> node = ast.parse(src).body[0]
+    >>> [type(loop).__name__ for loop in _straight_scalar_loops(node, _Floats())]
+    ['For']
+    """
+    chosen = []
+    for loop in _straight_scalar_loops(nf.node, types):
+        recorded = sum(1 for stmt in ast.walk(loop) if recording.saves_at(stmt))
+        state = entry_state(nf, loop, recording.live_at_entry.get(id(loop), set()))
+        if len(state) < recorded:
+            chosen.append(loop)
+    return chosen
+
+
+def _straight_scalar_loops(node: ast.FunctionDef, types) -> list[ast.For]:
+    """Outermost time loops (their variable indexes nothing) whose body binds scalars
+    only, with no inner loop, no element write and no costly call."""
+    return [
+        loop
+        for loop in outermost_loops(node.body)
+        if isinstance(loop, ast.For)
+        and not indexes_by_target(loop)
+        and all(_binds_scalars(stmt, types) for stmt in ast.walk(ast.Module(loop.body, [])))
+    ]
+
+
+CHEAP_CALLS = frozenset({"abs", "min", "max", "float", "int"})
+
+
+def _binds_scalars(node: ast.AST, types) -> bool:
+    """Whether ``node`` is cheap scalar code: no loop, no costly call, scalar targets."""
+    if isinstance(node, (ast.For, ast.While)):
+        return False
+    if isinstance(node, ast.Call):
+        return isinstance(node.func, ast.Name) and node.func.id in CHEAP_CALLS
+    if isinstance(node, ast.AugAssign):
+        targets = [node.target]
+    elif isinstance(node, ast.Assign):
+        targets = node.targets[0].elts if ir.is_permutation(node) else node.targets
+    else:
+        return True
+    return all(isinstance(t, ast.Name) and types[t.id].kind != "array" for t in targets)
+
+
+class _Floats:
+    """A type table in which every name is a float (for the doctest)."""
+
+    kind = "float"
+
+    def __getitem__(self, name: str):
+        return self
 
 
 def has_time_loop(node: ast.FunctionDef, types) -> bool:

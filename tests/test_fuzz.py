@@ -10,7 +10,7 @@ import os
 
 import pytest
 from fuzz_support import SAMPLE, folder, run_program
-from fuzzing.campaign import policies
+from fuzzing.campaign import _copied, arguments, layout_of, policies
 
 COMPILED = range(300_000, 300_006)
 FIRST_HALF = SAMPLE[: len(SAMPLE) // 2]  # the rest: tests/test_fuzz_second_half.py
@@ -33,6 +33,21 @@ def test_generated_own_stream_constructs_compiled(seed, folder):
     """Programs with np.roll stencils rebound in a loop (24), pairwise increments (9),
     rows of an invariant array in a per-sample loop (19), all ``gaps=True``, compiled."""
     run_program(seed, folder, True, policies()[3:], gaps=True)
+
+
+def test_arguments_come_in_every_layout_and_copies_keep_theirs():
+    """Callers pass Fortran-ordered arrays and strided views as well as C-ordered ones."""
+    layouts = set()
+    for seed in range(30):
+        args = arguments(seed)
+        copies = _copied(args)
+        for given, copied in zip(args, copies):
+            if hasattr(given, "shape"):
+                layouts.add(layout_of(given[..., :]))
+                assert layout_of(copied) == layout_of(given) and copied is not given
+                assert (copied == given).all()
+        assert args[2].shape == (4,) and args[3].shape == (4, 4)
+    assert layouts == {"C", "F", "strided"}
 
 
 # Programs of compiled campaigns that once failed, with the policy they failed under.

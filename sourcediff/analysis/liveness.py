@@ -78,6 +78,24 @@ def iteration_state(loop: ast.For | ast.While, live_after: set[str]) -> list[str
     return sorted((carried & modified(loop.body)) - target)
 
 
+def entry_state(nf, loop: ast.For | ast.While, live_at_entry: set[str]) -> list[str]:
+    """The variables an iteration of outermost ``loop`` of normalized function ``nf``
+    starts from, restored before it re-runs (recompute and revolve); ``live_at_entry``:
+    what the reverse of earlier code reads, restored after the loop re-runs too."""
+    every_name = {n.id for n in ast.walk(nf.node) if isinstance(n, ast.Name)}
+    # Temporaries, inner loop variables and trip counters are set before they are read in
+    # every iteration; only the user's variables can carry values between iterations.
+    inner = {n.target.id for n in ast.walk(loop) if isinstance(n, ast.For) and n is not loop}
+    counters = {c.name for c in nf.counters.values()}
+    local = nf.temps | inner | counters
+    names = [n for n in iteration_state(loop, every_name) if n not in local]
+    # What the loop overwrites and earlier code's reverse reads is restored after it too.
+    overwritten = {ir.target_name(s) for s in ast.walk(loop) if isinstance(s, ast.Assign)}
+    stores = [n for n in ast.walk(loop) if isinstance(n, ast.Name)]
+    overwritten |= {n.id for n in stores if isinstance(n.ctx, ast.Store)}
+    return names + sorted((live_at_entry & overwritten) - set(names))
+
+
 def live_after_writes(node: ast.FunctionDef) -> dict[int, frozenset]:
     """For each element or region write, the variables live right after it."""
     liveness = _Liveness()

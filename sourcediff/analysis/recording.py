@@ -295,19 +295,23 @@ def time_loop(loop: ast.stmt, types) -> bool:
     """Whether policy "auto" may checkpoint this outermost loop: a ``for`` loop whose
     variable indexes nothing (a time loop) and whose iterations record a growing
     amount (an inner loop, or arrays assigned)."""
-    if not isinstance(loop, ast.For):
+    if not isinstance(loop, ast.For) or indexes_by_target(loop):
         return False
     body = ast.Module(body=loop.body, type_ignores=[])
-    target = loop.target.id
-    for node in ast.walk(body):
-        if isinstance(node, ast.Subscript):
-            index = node.slice
-            if any(isinstance(n, ast.Name) and n.id == target for n in ast.walk(index)):
-                return False
     if any(isinstance(n, (ast.For, ast.While)) for n in ast.walk(body)):
         return True
     assigned = {ir.target_name(s) for s in ast.walk(body) if isinstance(s, ast.Assign)}
     return any(types[name].kind == "array" for name in assigned if name)
+
+
+def indexes_by_target(loop: ast.For) -> bool:
+    """Whether the variable of ``loop`` appears in an index in its body."""
+    target = loop.target.id
+    return any(
+        isinstance(node, ast.Subscript)
+        and any(isinstance(n, ast.Name) and n.id == target for n in ast.walk(node.slice))
+        for node in ast.walk(ast.Module(body=loop.body, type_ignores=[]))
+    )
 
 
 def _same_lengths(node: ast.FunctionDef, fixed) -> set[int]:

@@ -23,7 +23,7 @@ import ast
 from dataclasses import dataclass
 
 from .. import ir
-from ..analysis.liveness import iteration_state
+from ..analysis.liveness import entry_state
 from ..analysis.recording import Recording, unassigned_at_save
 from ..analysis.replayed_bounds import replayed_prefix
 from ..codegen import Comment
@@ -168,20 +168,7 @@ class ReverseBuilder(StatementAdjoints):
 
     def state_names(self, loop: ast.For) -> list[str]:
         """The variables an iteration of ``loop`` starts from, restored before it re-runs."""
-        every_name = {n.id for n in ast.walk(self.nf.node) if isinstance(n, ast.Name)}
-        # Temporaries, inner loop variables and trip counters are set before they are read in
-        # every iteration; only the user's variables can carry values between iterations.
-        inner = {n.target.id for n in ast.walk(loop) if isinstance(n, ast.For) and n is not loop}
-        counters = {c.name for c in self.nf.counters.values()}
-        local = self.nf.temps | inner | counters
-        names = [n for n in iteration_state(loop, every_name) if n not in local]
-        # What the loop overwrites and earlier code's reverse reads is restored after it too.
-        overwritten = {ir.target_name(s) for s in ast.walk(loop) if isinstance(s, ast.Assign)}
-        stores = [n for n in ast.walk(loop) if isinstance(n, ast.Name)]
-        overwritten |= {n.id for n in stores if isinstance(n.ctx, ast.Store)}
-        return names + sorted(
-            (self.rec.live_at_entry.get(id(loop), set()) & overwritten) - set(names)
-        )
+        return entry_state(self.nf, loop, self.rec.live_at_entry.get(id(loop), set()))
 
     # -- the whole function -------------------------------------------------
 

@@ -33,10 +33,7 @@ def private_copies(nf, types) -> tuple[list[ast.stmt], list[ast.stmt]]:
     write-backs (records that ``tape_size`` does not count) that end the forward sweep."""
     copies: list[ast.stmt] = [Comment("arrays written in place work on private copies")]
     write_back: list[ast.stmt] = []
-    written = written_arrays(nf.node)
-    for param in nf.params:
-        if types[param].kind != "array" or param not in written:
-            continue
+    for param in written_params(nf.params, nf.node, types):
         caller, work = nf.namer.fresh(f"{param}_caller"), nf.namer.fresh(f"{param}_work")
         copies += [
             ir.statement(f"{caller} = {param}"),
@@ -45,6 +42,15 @@ def private_copies(nf, types) -> tuple[list[ast.stmt], list[ast.stmt]]:
         ]
         write_back.append(WriteBack(caller, work))
     return (copies, write_back) if write_back else ([], [])
+
+
+def written_params(params, node: ast.FunctionDef, types=None) -> tuple[str, ...]:
+    """The array parameters whose buffers the function writes into: the caller sees those
+    writes, and an argument sharing memory with one of them would see them too (without
+    ``types``, a permuted scalar parameter may be named too)."""
+    written = written_arrays(node)
+    arrays = [p for p in params if types is None or types[p].kind == "array"]
+    return tuple(p for p in arrays if p in written)
 
 
 def array_dummies(nf, types, active: set[str], saved: set[str]) -> list[ast.stmt]:

@@ -47,12 +47,40 @@ def policies():
     return ["store", "recompute", sd.Checkpoint(snapshots=2), "auto"]
 
 
+LAYOUTS = ("C", "F", "strided")
+
+
 def arguments(seed: int) -> tuple:
-    """The arguments a program is run at: bounded, deterministic per seed."""
+    """The arguments a program is run at: bounded, deterministic per seed; the arrays in
+    C order, Fortran order or as strided views, as callers pass them (a stream of its
+    own picks the layout, so a seed's values do not depend on it)."""
     rng = np.random.default_rng(seed)
     a = rng.uniform(-1.0, 1.0, 4)
     m = rng.uniform(-0.6, 0.6, (4, 4))
-    return (float(rng.uniform(-1, 1)), float(rng.uniform(-1, 1)), a, m, int(rng.integers(2, 4)))
+    x0, x1, k = float(rng.uniform(-1, 1)), float(rng.uniform(-1, 1)), int(rng.integers(2, 4))
+    layout = LAYOUTS[np.random.default_rng([seed, 7]).integers(len(LAYOUTS))]
+    return (x0, x1, laid_out(a, layout), laid_out(m, layout), k)
+
+
+def laid_out(array: np.ndarray, layout: str) -> np.ndarray:
+    """A copy of ``array`` in ``layout``: C order, Fortran order, or a strided view (every
+    other element along the last axis of a buffer whose other elements are NaN, so a
+    read outside the view shows)."""
+    if layout == "F":
+        return np.array(array, order="F", copy=True)
+    if layout == "strided":
+        buffer = np.full(array.shape[:-1] + (2 * array.shape[-1],), np.nan)
+        view = buffer[..., ::2]
+        view[...] = array
+        return view
+    return np.array(array, order="C", copy=True)
+
+
+def layout_of(array: np.ndarray) -> str:
+    """The layout of ``array``, as :func:`laid_out` names it."""
+    if array.flags.c_contiguous:
+        return "C"
+    return "F" if array.flags.f_contiguous else "strided"
 
 
 def load(source: str, folder: Path, seed: int):
@@ -66,7 +94,8 @@ def load(source: str, folder: Path, seed: int):
 
 
 def _copied(args):
-    return tuple(np.array(a, copy=True) if isinstance(a, np.ndarray) else a for a in args)
+    """The arguments with every array copied in its own layout."""
+    return tuple(laid_out(a, layout_of(a)) if isinstance(a, np.ndarray) else a for a in args)
 
 
 def close(actual, expected, rtol=1e-5, atol=1e-6) -> bool:

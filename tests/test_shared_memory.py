@@ -1,0 +1,120 @@
+"""Arguments that share memory with an array the function writes into.
+
+The plain function then reads its own writes through the other argument, while a
+derivative works on private copies of what it writes (and reads the caller's memory for the
+rest): the result would be silently wrong. Every transformation refuses such calls with a
+clear error; arguments that merely share memory with arrays nobody writes are fine, and
+so are disjoint views of one matrix (two of its columns).
+"""
+
+import numba
+import numpy as np
+import pytest
+
+import sourcediff as sd
+from sourcediff.interop import memory_overlaps
+
+
+def scale_by(x, y):
+    for i in range(x.shape[0]):
+        x[i] = x[i] * y[i]
+    return np.sum(x * x)
+
+
+def dot(x, y):
+    return np.sum(x * y)
+
+
+def _scale_by_grads(x, y):
+    return 2.0 * x * y**2, 2.0 * x**2 * y
+
+
+TRANSFORMS = {
+    "grad": lambda a, b: sd.grad(scale_by, argnums=(0, 1), jit=False)(a, b),
+    "vjp": lambda a, b: sd.vjp(scale_by, a, b, jit=False)[1](1.0),
+    "jvp": lambda a, b: sd.jvp(scale_by, (a, b), (np.ones(4), np.ones(4)), jit=False),
+    "jacobian": lambda a, b: sd.jacobian(scale_by, jit=False)(a, b),
+    "hessian": lambda a, b: sd.hessian(scale_by, jit=False)(a, b),
+    "hvp": lambda a, b: sd.hvp(scale_by, jit=False)(a, b, np.ones(4)),
+}
+
+
+@pytest.mark.parametrize("transform", sorted(TRANSFORMS))
+def test_one_array_passed_twice_to_a_function_writing_it_is_refused(transform):
+    a = np.arange(4.0) + 1.0
+    with pytest.raises(sd.SourceDiffError, match="'x' shares memory with 'y'") as info:
+        TRANSFORMS[transform](a, a)
+    assert info.value.filename.endswith("test_shared_memory.py")
+    np.testing.assert_array_equal(a, np.arange(4.0) + 1.0)  # refused before running
+
+
+@pytest.mark.parametrize("jit", [False, True], ids=["python", "compiled"])
+def test_overlapping_views_are_refused_and_disjoint_columns_are_not(jit):
+    df = sd.grad(scale_by, argnums=(0, 1), jit=jit)
+    m = np.arange(1.0, 13.0).reshape(3, 4)
+    with pytest.raises(sd.SourceDiffError, match="writes into 'x'"):
+        df(m[0, :3], m[0, 1:])
+    x, y = m[:, 0].copy(), m[:, 1].copy()
+    dx, dy = df(m[:, 0], m[:, 1])
+    expected_dx, expected_dy = _scale_by_grads(x, y)
+    np.testing.assert_allclose(dx, expected_dx, rtol=1e-14)
+    np.testing.assert_allclose(dy, expected_dy, rtol=1e-14)
+    np.testing.assert_array_equal(m[:, 0], x * y)  # the caller sees the function's write
+
+
+def test_shared_memory_is_fine_when_nothing_is_written():
+    a = np.linspace(-1.0, 2.0, 5)
+    dx, dy = sd.grad(dot, argnums=(0, 1), jit=False)(a, a)
+    np.testing.assert_array_equal(dx, a)
+    np.testing.assert_array_equal(dy, a)
+
+
+def test_a_tangent_sharing_memory_with_a_written_argument_is_refused():
+    a, b = np.arange(3.0) + 1.0, np.ones(3)
+    with pytest.raises(sd.SourceDiffError, match="'x' shares memory with the cotangent or"):
+        sd.jvp(scale_by, (a, b), (a, b), jit=False)
+
+
+def test_from_njit_code_a_written_array_passed_twice_is_refused():
+    df = sd.grad(scale_by, argnums=(0, 1))
+
+    @numba.njit
+    def step(x, y):
+        return df(x, y)
+
+    a = np.arange(4.0) + 1.0
+    with pytest.raises(ValueError, match="scale_by writes into x, which may share memory"):
+        step(a, a)
+    m = np.arange(1.0, 13.0).reshape(3, 4)
+    x, y = m[:, 0].copy(), m[:, 1].copy()
+    dx, dy = step(m[:, 0], m[:, 1])
+    np.testing.assert_allclose(dx, _scale_by_grads(x, y)[0], rtol=1e-14)
+    np.testing.assert_allclose(dy, _scale_by_grads(x, y)[1], rtol=1e-14)
+
+
+def _views(base: np.ndarray) -> list:
+    return [
+        base,
+        base[0],
+        base[:, 0],
+        base[:, 1],
+        base[1:, ::2],
+        base[::-1, 1::2],
+        base[2:, :],
+        base.T[1],
+        base[:0],
+        base.ravel()[3:9],
+    ]
+
+
+def test_memory_overlaps_never_misses_shared_memory():
+    base = np.arange(30.0).reshape(5, 6)
+    other = np.zeros(7)
+    views = _views(base) + [other, other[::2], other[1::2]]
+    for a in views:
+        for b in views:
+            if np.shares_memory(a, b):
+                assert memory_overlaps(a, b), (a, b)
+    assert not memory_overlaps(base[:, 0], base[:, 1])
+    assert not memory_overlaps(other[::2], other[1::2])
+    assert not memory_overlaps(base, other)
