@@ -469,6 +469,15 @@ def written_through_an_alias_of_a_rebound_array(u, n):
     return s
 
 
+def rolled_by_one_and_two(u, c, steps):
+    # Rolls by one wrap around by a comparison, other shifts by %: grids of one and two
+    # points wrap every index (elements.wrapped_by_one).
+    for _ in range(steps):
+        w = np.roll(u, 1, 0) - np.roll(u, -1, 1) + 0.5 * np.roll(u, -1, 0) * np.roll(u, 1, 1)
+        u = u + c * w - 0.1 * u * np.roll(u, 2, 1)
+    return np.sum(u * u)
+
+
 XP = np.array([-1.0, 0.0, 0.5, 1.0])
 INTERP_ARGS = (np.array([0.3, -0.2, 0.5, 0.1]), np.array([1.0, 2.0, 0.5, -1.0]), XP, 2)
 
@@ -520,6 +529,9 @@ CASES = [
     (argument_rebound_to_a_length, (np.arange(1.0, 7.0), 2), (0,)),
     (fresh_array_of_an_argument_length, (np.arange(1.0, 7.0), 1), (0,)),
     (broadcast_from_an_argument_length, (np.arange(1.0, 7.0), 1), (0,)),
+    (rolled_by_one_and_two, (RNG.random((1, 3)) - 0.5, 0.3, 2), (0, 1)),
+    (rolled_by_one_and_two, (RNG.random((2, 1)) - 0.5, 0.3, 2), (0, 1)),
+    (rolled_by_one_and_two, (RNG.random((3, 4)) - 0.5, 0.3, 2), (0, 1)),
 ]
 
 REFUSED = [

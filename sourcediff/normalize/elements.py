@@ -249,10 +249,14 @@ class ElementReader:
         shape, element = self._name(array.id)  # a read of the whole array
         axis %= kind.ndim
         index = list(element.slice.elts) if kind.ndim > 1 else [element.slice]
-        moved = _offset(index[axis], -constant) if constant is not None else None
-        if moved is None:
-            moved = ast.BinOp(index[axis], ast.Sub(), ast.Name(shift.id, ast.Load()))
-        index[axis] = ast.BinOp(moved, ast.Mod(), ast.Name(length_index(axis), ast.Load()))
+        length = ast.Name(length_index(axis), ast.Load())
+        if constant in (1, -1) and isinstance(index[axis], ast.Name):  # a loop variable
+            index[axis] = wrapped_by_one(index[axis], -constant, length)
+        else:
+            moved = _offset(index[axis], -constant) if constant is not None else None
+            if moved is None:
+                moved = ast.BinOp(index[axis], ast.Sub(), ast.Name(shift.id, ast.Load()))
+            index[axis] = ast.BinOp(moved, ast.Mod(), length)
         self.rolls = True
         return shape, _subscript(array.id, index)
 
@@ -356,6 +360,25 @@ def _offset(index: ast.expr, start: int) -> ast.expr:
     if start < 0:
         return ast.BinOp(index, ast.Sub(), ast.Constant(-start))
     return ast.BinOp(index, ast.Add(), ast.Constant(start)) if start else index
+
+
+def wrapped_by_one(index: ast.expr, step: int, length: ast.Name) -> ast.expr:
+    """``(index + step) % length`` for ``index`` in ``range(length)`` and a step of one
+    either way, as a comparison instead of an integer division (twice as fast in a stencil,
+    and it vectorizes).
+
+    >>> n = ast.Name("n", ast.Load())
+    >>> ast.unparse(wrapped_by_one(ast.Name("j", ast.Load()), -1, n))
+    'j - 1 if j >= 1 else n - 1'
+    >>> ast.unparse(wrapped_by_one(ast.Name("j", ast.Load()), 1, n))
+    'j + 1 if j + 1 < n else 0'
+    """
+    moved = _offset(index, step)
+    if step < 0:
+        test = ast.Compare(index, [ast.GtE()], [ast.Constant(1)])
+        return ast.IfExp(test, moved, ast.BinOp(length, ast.Sub(), ast.Constant(1)))
+    test = ast.Compare(moved, [ast.Lt()], [length])
+    return ast.IfExp(test, moved, ast.Constant(0))
 
 
 def index_key(index: list[ast.expr]) -> ast.expr:

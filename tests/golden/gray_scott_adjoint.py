@@ -31,16 +31,12 @@ def gray_scott(u, v, feed, kill, steps):
         v2 = np.empty((t32, t33))
         for j in range(t30):
             for j2 in range(t31):
-                t36 = j - 1
-                t38 = j + 1
-                t40 = j2 - 1
-                t42 = j2 + 1
                 # golden_functions.py:80: lv = np.roll(v, 1, 0) + np.roll(v, -1, 0) + np.roll(v, 1, 1) + np.roll(v, -1, 1) - 4.0 * v
-                lv = v[t36 % t30, j2] + v[t38 % t30, j2] + v[j, t40 % t31] + v[j, t42 % t31] - 4.0 * v[j, j2]
+                lv = v[j - 1 if j >= 1 else t30 - 1, j2] + v[j + 1 if j + 1 < t30 else 0, j2] + v[j, j2 - 1 if j2 >= 1 else t31 - 1] + v[j, j2 + 1 if j2 + 1 < t31 else 0] - 4.0 * v[j, j2]
                 # golden_functions.py:81: uvv = u * v * v
                 uvv = u[j, j2] * v[j, j2] * v[j, j2]
                 # golden_functions.py:82: u = u + 0.16 * lu - uvv + feed * (1.0 - u)
-                u2[j, j2] = u[j, j2] + 0.16 * (u[t36 % t30, j2] + u[t38 % t30, j2] + u[j, t40 % t31] + u[j, t42 % t31] - 4.0 * u[j, j2]) - uvv + feed * (1.0 - u[j, j2])
+                u2[j, j2] = u[j, j2] + 0.16 * (u[j - 1 if j >= 1 else t30 - 1, j2] + u[j + 1 if j + 1 < t30 else 0, j2] + u[j, j2 - 1 if j2 >= 1 else t31 - 1] + u[j, j2 + 1 if j2 + 1 < t31 else 0] - 4.0 * u[j, j2]) - uvv + feed * (1.0 - u[j, j2])
                 # golden_functions.py:83: v = v + 0.08 * lv + uvv - (feed + kill) * v
                 v2[j, j2] = v[j, j2] + 0.08 * lv + uvv - t26 * v[j, j2]
         # golden_functions.py:82: u = u + 0.16 * lu - uvv + feed * (1.0 - u)
@@ -48,12 +44,12 @@ def gray_scott(u, v, feed, kill, steps):
         # golden_functions.py:83: v = v + 0.08 * lv + uvv - (feed + kill) * v
         v = v2
     # golden_functions.py:84: return np.sum(v * v)
-    t64 = u.shape[1]
+    t48 = u.shape[1]
     t28_sum = 0.0
     for j3 in range(u.shape[0]):
-        for j4 in range(t64):
-            t65 = v[j3, j4]
-            t28_sum = t28_sum + t65 * t65
+        for j4 in range(t48):
+            t49 = v[j3, j4]
+            t28_sum = t28_sum + t49 * t49
     return t28_sum
 
 
@@ -79,11 +75,11 @@ def gray_scott_vjp(u, v, feed, kill, steps, gray_scott_bar):
         for j in range(t30):
             for j2 in range(t31):
                 # golden_functions.py:80: lv = np.roll(v, 1, 0) + np.roll(v, -1, 0) + np.roll(v, 1, 1) + np.roll(v, -1, 1) - 4.0 * v
-                lv = v[(j - 1) % t30, j2] + v[(j + 1) % t30, j2] + v[j, (j2 - 1) % t31] + v[j, (j2 + 1) % t31] - 4.0 * v[j, j2]
+                lv = v[j - 1 if j >= 1 else t30 - 1, j2] + v[j + 1 if j + 1 < t30 else 0, j2] + v[j, j2 - 1 if j2 >= 1 else t31 - 1] + v[j, j2 + 1 if j2 + 1 < t31 else 0] - 4.0 * v[j, j2]
                 # golden_functions.py:81: uvv = u * v * v
                 uvv = u[j, j2] * v[j, j2] * v[j, j2]
                 # golden_functions.py:82: u = u + 0.16 * lu - uvv + feed * (1.0 - u)
-                u2[j, j2] = u[j, j2] + 0.16 * (u[(j - 1) % t30, j2] + u[(j + 1) % t30, j2] + u[j, (j2 - 1) % t31] + u[j, (j2 + 1) % t31] - 4.0 * u[j, j2]) - uvv + feed * (1.0 - u[j, j2])
+                u2[j, j2] = u[j, j2] + 0.16 * (u[j - 1 if j >= 1 else t30 - 1, j2] + u[j + 1 if j + 1 < t30 else 0, j2] + u[j, j2 - 1 if j2 >= 1 else t31 - 1] + u[j, j2 + 1 if j2 + 1 < t31 else 0] - 4.0 * u[j, j2]) - uvv + feed * (1.0 - u[j, j2])
                 # golden_functions.py:83: v = v + 0.08 * lv + uvv - (feed + kill) * v
                 v2[j, j2] = v[j, j2] + 0.08 * lv + uvv - t26 * v[j, j2]
         u_refs.append(u)
@@ -93,15 +89,15 @@ def gray_scott_vjp(u, v, feed, kill, steps, gray_scott_bar):
         # golden_functions.py:83: v = v + 0.08 * lv + uvv - (feed + kill) * v
         v = v2
     # golden_functions.py:84: return np.sum(v * v)
-    t63 = u.shape[0]
-    t64 = u.shape[1]
+    t47 = u.shape[0]
+    t48 = u.shape[1]
     t28_sum = 0.0
-    n_j3 = len(range(t63))
-    for j3 in range(t63):
-        n_j4 = len(range(t64))
-        for j4 in range(t64):
-            t65 = v[j3, j4]
-            t28_sum = t28_sum + t65 * t65
+    n_j3 = len(range(t47))
+    for j3 in range(t47):
+        n_j4 = len(range(t48))
+        for j4 in range(t48):
+            t49 = v[j3, j4]
+            t28_sum = t28_sum + t49 * t49
     # reverse sweep
     u_bar = np.zeros_like(u)
     v_bar = np.zeros_like(v)
@@ -125,41 +121,41 @@ def gray_scott_vjp(u, v, feed, kill, steps, gray_scott_bar):
         for j in range(n_j - 1, -1, -1):
             for j2 in range(len(range(t31)) - 1, -1, -1):
                 # golden_functions.py:83: v = v + 0.08 * lv + uvv - (feed + kill) * v
-                t62_bar = v2_bar[j, j2]
+                t46_bar = v2_bar[j, j2]
                 v2_bar[j, j2] = 0.0
-                t27_bar = -t62_bar
+                t27_bar = -t46_bar
                 t26 = feed + kill
                 t26_bar += v[j, j2] * t27_bar
                 v_bar[j, j2] += t26 * t27_bar
-                uvv_bar = t62_bar
-                v_bar[j, j2] += t62_bar
-                lv_bar = 0.08 * t62_bar
+                uvv_bar = t46_bar
+                v_bar[j, j2] += t46_bar
+                lv_bar = 0.08 * t46_bar
                 # golden_functions.py:82: u = u + 0.16 * lu - uvv + feed * (1.0 - u)
-                t59_bar = u2_bar[j, j2]
+                t43_bar = u2_bar[j, j2]
                 u2_bar[j, j2] = 0.0
-                feed_bar += (1.0 - u[j, j2]) * t59_bar
-                u_bar[j, j2] += -(feed * t59_bar)
-                uvv_bar -= t59_bar
-                u_bar[j, j2] += t59_bar
-                lu_bar = 0.16 * t59_bar
+                feed_bar += (1.0 - u[j, j2]) * t43_bar
+                u_bar[j, j2] += -(feed * t43_bar)
+                uvv_bar -= t43_bar
+                u_bar[j, j2] += t43_bar
+                lu_bar = 0.16 * t43_bar
                 # golden_functions.py:81: uvv = u * v * v
                 t17_bar = v[j, j2] * uvv_bar
                 v_bar[j, j2] += u[j, j2] * v[j, j2] * uvv_bar
-                t54_bar = v[j, j2] * t17_bar
+                t38_bar = v[j, j2] * t17_bar
                 v_bar[j, j2] += u[j, j2] * t17_bar
-                u_bar[j, j2] += t54_bar
+                u_bar[j, j2] += t38_bar
                 # golden_functions.py:80: lv = np.roll(v, 1, 0) + np.roll(v, -1, 0) + np.roll(v, 1, 1) + np.roll(v, -1, 1) - 4.0 * v
                 v_bar[j, j2] += 4.0 * -lv_bar
-                v_bar[j, (j2 + 1) % t31] += lv_bar
-                v_bar[j, (j2 - 1) % t31] += lv_bar
-                v_bar[(j + 1) % t30, j2] += lv_bar
-                v_bar[(j - 1) % t30, j2] += lv_bar
+                v_bar[j, j2 + 1 if j2 + 1 < t31 else 0] += lv_bar
+                v_bar[j, j2 - 1 if j2 >= 1 else t31 - 1] += lv_bar
+                v_bar[j + 1 if j + 1 < t30 else 0, j2] += lv_bar
+                v_bar[j - 1 if j >= 1 else t30 - 1, j2] += lv_bar
                 # golden_functions.py:79: lu = np.roll(u, 1, 0) + np.roll(u, -1, 0) + np.roll(u, 1, 1) + np.roll(u, -1, 1) - 4.0 * u
                 u_bar[j, j2] += 4.0 * -lu_bar
-                u_bar[j, (j2 + 1) % t31] += lu_bar
-                u_bar[j, (j2 - 1) % t31] += lu_bar
-                u_bar[(j + 1) % t30, j2] += lu_bar
-                u_bar[(j - 1) % t30, j2] += lu_bar
+                u_bar[j, j2 + 1 if j2 + 1 < t31 else 0] += lu_bar
+                u_bar[j, j2 - 1 if j2 >= 1 else t31 - 1] += lu_bar
+                u_bar[j + 1 if j + 1 < t30 else 0, j2] += lu_bar
+                u_bar[j - 1 if j >= 1 else t30 - 1, j2] += lu_bar
         # golden_functions.py:83: v = v + 0.08 * lv + uvv - (feed + kill) * v
         feed_bar += t26_bar
         kill_bar += t26_bar
