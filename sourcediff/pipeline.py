@@ -22,7 +22,12 @@ from . import compile as compile_stage
 from . import rules, runtime
 from .analysis.activity import active_variables
 from .analysis.aliases import check_aliasing
-from .analysis.recompute import choose_recomputed, element_reads
+from .analysis.recompute import (
+    choose_recomputed,
+    element_reads,
+    once_bound_floats,
+    restorable_reads,
+)
 from .analysis.recording import analyze_recording, reverse_reads
 from .analysis.shapes import shape_variant_arrays
 from .analysis.static_shapes import fixed_lengths, static_shapes
@@ -305,14 +310,15 @@ def _recorded(nf: NormalizedFunction, types, active: set[str], plan):
     # Index arithmetic (i - 1, n - 1) and elements of arrays nothing changes afterwards
     # are recomputed under every policy: storing them would only cost memory; "store"
     # keeps every other value the reverse sweep needs.
-    temps = nf.temps
+    temps = nf.temps | once_bound_floats(nf.node, types) if plan.recompute_temporaries else nf.temps
     if not plan.recompute_temporaries:
         reads = element_reads(nf.node, temps)
         temps = {t for t in temps if types[t].kind == "int" or t in reads}
     reads_of = lambda stmt, act: reverse_reads(stmt, act, types)  # noqa: E731
     arrays = {name for name, kind in types.variables.items() if kind.kind == "array"}
     fixed = fixed_lengths(nf.node, types)
-    recomputed = choose_recomputed(nf.node, temps, active, reads_of, arrays, fixed)
+    restorable = restorable_reads(nf.node, temps, types) if plan.recompute_temporaries else {}
+    recomputed = choose_recomputed(nf.node, temps, active, reads_of, arrays, fixed, restorable)
     recording = analyze_recording(
         nf.node, active, nf.counters, nf.filename, types, recomputed, plan.reruns, fixed
     )

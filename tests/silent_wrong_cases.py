@@ -478,6 +478,37 @@ def rolled_by_one_and_two(u, c, steps):
     return np.sum(u * u)
 
 
+def hidden_layer_read_per_output(w1, w2, x):
+    # h[k] is written once per unit and sample, read once per unit, output and sample: its
+    # reads are recomputed from h restored at its writes (recompute.restorable_reads).
+    h = np.zeros(w1.shape[0])
+    loss = 0.0
+    for s in range(x.shape[0]):
+        for k in range(w1.shape[0]):
+            h[k] = 0.5 * h[k] + math.tanh(w1[k, 0] * x[s, 0] + w1[k, 1] * x[s, 1])
+        for o in range(w2.shape[0]):
+            out = 0.0
+            for k in range(w1.shape[0]):
+                out += w2[o, k] * h[k] * h[k]
+                if o == 1:
+                    h[0] = h[0] * 0.9  # a write as deep as the read: h is recorded
+            loss += out * out
+    return loss
+
+
+def hidden_layer_overwritten_between(w1, x):
+    h = np.ones(w1.shape[0])
+    total = 0.0
+    for s in range(x.shape[0]):
+        for k in range(w1.shape[0]):
+            h[k] = math.sin(w1[k] * x[s]) + h[k]
+        for o in range(3):
+            for k in range(w1.shape[0]):
+                total += h[k] * h[(k + 1) % w1.shape[0]] * o * x[s]
+        h[1] = h[0] * x[s]
+    return total
+
+
 XP = np.array([-1.0, 0.0, 0.5, 1.0])
 INTERP_ARGS = (np.array([0.3, -0.2, 0.5, 0.1]), np.array([1.0, 2.0, 0.5, -1.0]), XP, 2)
 
@@ -532,6 +563,12 @@ CASES = [
     (rolled_by_one_and_two, (RNG.random((1, 3)) - 0.5, 0.3, 2), (0, 1)),
     (rolled_by_one_and_two, (RNG.random((2, 1)) - 0.5, 0.3, 2), (0, 1)),
     (rolled_by_one_and_two, (RNG.random((3, 4)) - 0.5, 0.3, 2), (0, 1)),
+    (
+        hidden_layer_read_per_output,
+        (RNG.random((3, 2)), RNG.random((2, 3)), RNG.random((4, 2))),
+        (0, 1, 2),
+    ),
+    (hidden_layer_overwritten_between, (RNG.random(3), RNG.random(4)), (0, 1)),
 ]
 
 REFUSED = [

@@ -69,6 +69,46 @@ def test_shared_memory_is_fine_when_nothing_is_written():
     np.testing.assert_array_equal(dy, a)
 
 
+def copy_then_write(x, y):
+    x = x.copy()  # a defensive copy: the caller's x is never written
+    for i in range(x.shape[0]):
+        x[i] = x[i] * y[i]
+    return np.sum(x * x)
+
+
+def rebind_then_write(x, y):
+    x = x * 2.0
+    x[0] = x[0] * y[0]
+    return np.sum(x * x)
+
+
+def swap_names(x, y):
+    x, y = y, x  # exchanges the names, writes nothing
+    return np.sum(x * x * y)
+
+
+def _rebind_grads(x, y):
+    dx, dy = 8.0 * x, np.zeros_like(y)
+    dx[0], dy[0] = 8.0 * x[0] * y[0] ** 2, 8.0 * x[0] ** 2 * y[0]
+    return dx, dy
+
+
+NEW_ARRAYS = {  # the function, and its gradient in closed form
+    copy_then_write: _scale_by_grads,
+    rebind_then_write: _rebind_grads,
+    swap_names: lambda x, y: (y * y, 2.0 * x * y),
+}
+
+
+@pytest.mark.parametrize("func", list(NEW_ARRAYS), ids=lambda f: f.__name__)
+def test_shared_memory_is_fine_when_the_function_writes_only_new_arrays(func):
+    a = np.linspace(0.5, 2.0, 4)
+    actual = sd.grad(func, argnums=(0, 1), jit=False)(a, a)
+    for mine, expected in zip(actual, NEW_ARRAYS[func](a.copy(), a.copy())):
+        np.testing.assert_allclose(mine, expected, rtol=1e-14)
+    np.testing.assert_array_equal(a, np.linspace(0.5, 2.0, 4))
+
+
 def test_a_tangent_sharing_memory_with_a_written_argument_is_refused():
     a, b = np.arange(3.0) + 1.0, np.ones(3)
     with pytest.raises(sd.SourceDiffError, match="'x' shares memory with the cotangent or"):

@@ -21,6 +21,7 @@ from __future__ import annotations
 import ast
 
 from .. import ir, rules
+from .liveness import binding_counts
 from .sharing import alias_classes
 
 CHEAP = {"+", "-", "*", "/", "%", "neg", ""}
@@ -31,16 +32,25 @@ def _reads_by_statement(node, active, reads_of) -> dict[int, set[str]]:
 
 
 def choose_recomputed(
-    node, temps: set[str], active: set[str], reads_of, arrays=frozenset(), fixed=frozenset()
+    node,
+    temps: set[str],
+    active: set[str],
+    reads_of,
+    arrays=frozenset(),
+    fixed=frozenset(),
+    restorable=None,
 ):
     """Map each recomputed temporary to its defining statement (see module docstring);
-    ``fixed``: integers of one value wherever they are read."""
+    ``fixed``: integers of one value wherever they are read; ``restorable``: element reads
+    of arrays restored at their writes, which may be recomputed (:func:`restorable_reads`)."""
     reads = _reads_by_statement(node, active, reads_of)
     needed = (set().union(*reads.values()) if reads else set()) | set(fixed)
     candidates: dict[str, ast.Assign] = {}
     positions: dict[str, tuple[list, int]] = {}
     in_loops = _assigned_in_loops(node.body, False) - _loop_targets(node)
     read_only = _read_only_arrays(node, arrays)
+    for key, names in (restorable or {}).items():
+        read_only[key] = read_only.get(key, frozenset()) | names
     for block in _blocks(node.body):
         for index, stmt in enumerate(block):
             target = _target(stmt)
@@ -164,6 +174,17 @@ def _changed(stmts: list[ast.stmt], arrays=frozenset()) -> set[str]:
     return changed
 
 
+def once_bound_floats(node: ast.FunctionDef, types) -> set[str]:
+    """The user's float variables bound by one statement (``dx = x[j] - x[i]`` in a pair
+    loop): candidates for recomputation as the temporaries are, under the same checks."""
+    params = {a.arg for a in node.args.args}
+    return {
+        name
+        for name, count in binding_counts(node).items()
+        if count == 1 and name not in params and types[name].kind == "float"
+    }
+
+
 def element_reads(node: ast.FunctionDef, temps: set[str]) -> set[str]:
     """The temporaries that are an element of an array (``t = u[i]``): the reverse sweep
     reads the array itself instead of a record when nothing changes the array afterwards,
@@ -206,7 +227,92 @@ def _stable_until_last_use(block, index: int, target: str, reads, operands=None)
         for sub in ast.walk(stmt):
             if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store) and sub.id in operands:
                 return False
+            if _element_write(sub) in operands:  # an array read restored only at its writes
+                return False
     return True
+
+
+def _element_write(node: ast.AST) -> str:
+    """The array ``a`` of a write ``a[...] = ...`` (``node`` the subscript), else ""."""
+    stored = isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store)
+    return node.value.id if stored and isinstance(node.value, ast.Name) else ""
+
+
+def restorable_reads(node: ast.FunctionDef, temps: set[str], types) -> dict[int, set[str]]:
+    """Element reads ``t = a[i]`` worth recomputing from ``a`` restored at its writes: ``a``
+    is bound once, shares memory with no other name, is written element by element only,
+    and each write runs less often than the read (in fewer loops of unknown trip count, or
+    as many and fewer constant trips). Restoring ``a`` then records
+    fewer values than recording every read would: an MLP's hidden layer ``h[k]`` is written
+    once per unit and sample but read once per unit, output and sample.
+
+    >>> src = "def f(h, w):\\n    for s in range(3):\\n        for k in range(2):\\n"
+    >>> src += "            h[k] = w[s]\\n        for o in range(4):\\n"
+    >>> src += "            for k in range(2):\\n                t = h[k]\\n"
+    >>> from sourcediff.analysis.types import TypeTable, VarType
+    >>> flt, vec = VarType("float", "float64"), VarType("array", "float64", 1)
+    >>> types = TypeTable({"h": vec, "w": vec, "t": flt}, flt)
+    >>> fn = ast.parse(src).body[0]
+    >>> [sorted(names) for names in restorable_reads(fn, {"t"}, types).values()]
+    [['h']]
+    """
+    depths: dict[int, tuple] = {}
+    _loop_depths(node.body, (0, 1), depths)
+    deepest_write: dict[str, tuple] = {}
+    for stmt in ast.walk(node):
+        if isinstance(stmt, ast.Assign):
+            for target in stmt.targets:
+                name = _element_write(target)
+                if name and not _one_element(target):
+                    deepest_write[name] = NEVER  # a region: restoring it copies it
+                elif name:
+                    deepest_write[name] = max(deepest_write.get(name, (0, 0)), depths[id(stmt)])
+    bound = binding_counts(node)
+    aliases = alias_classes(node, types)
+    restorable: dict[int, set[str]] = {}
+    for stmt in ast.walk(node):
+        if (
+            isinstance(stmt, ast.Assign)
+            and _target(stmt) in temps
+            and ir.is_element_read(stmt.value)
+        ):
+            array = stmt.value.value.id
+            alone = aliases.get(array, {array}) <= {array, "np", "math"}
+            once = bound.get(array, 0) <= 1 and types[array].kind == "array"
+            if alone and once and depths[id(stmt)] > deepest_write.get(array, NEVER):
+                restorable[id(stmt)] = {array}
+    return restorable
+
+
+NEVER = (1 << 30, 0)  # deeper than any statement
+
+
+def _loop_depths(stmts: list[ast.stmt], depth: tuple, depths: dict[int, tuple]) -> None:
+    """How often each statement runs, roughly: ``(loops of unknown trip count around it,
+    product of the constant trip counts)``, compared as a pair."""
+    for stmt in stmts:
+        depths[id(stmt)] = depth
+        inner = depth
+        if isinstance(stmt, (ast.For, ast.While)):
+            trips = _constant_trips(stmt)
+            inner = (depth[0] + 1, depth[1]) if trips is None else (depth[0], depth[1] * trips)
+        for field_name in ("body", "orelse"):
+            _loop_depths(getattr(stmt, field_name, None) or [], inner, depths)
+
+
+def _constant_trips(loop: ast.stmt):
+    """The trip count of ``for _ in range(<constants>)``, else None."""
+    if not isinstance(loop, ast.For) or not isinstance(loop.iter, ast.Call):
+        return None
+    args = loop.iter.args
+    if not args or not all(isinstance(a, ast.Constant) for a in args):
+        return None
+    return len(range(*(a.value for a in args)))
+
+
+def _one_element(target: ast.Subscript) -> bool:
+    parts = target.slice.elts if isinstance(target.slice, ast.Tuple) else [target.slice]
+    return all(isinstance(p, (ast.Name, ast.Constant)) for p in parts)
 
 
 def _blocks(stmts: list[ast.stmt]):

@@ -46,11 +46,69 @@ def private_copies(nf, types) -> tuple[list[ast.stmt], list[ast.stmt]]:
 
 def written_params(params, node: ast.FunctionDef, types=None) -> tuple[str, ...]:
     """The array parameters whose buffers the function writes into: the caller sees those
-    writes, and an argument sharing memory with one of them would see them too (without
-    ``types``, a permuted scalar parameter may be named too)."""
+    writes, and an argument sharing memory with one of them would see them too. A
+    parameter first rebound to a new array (``x = x.copy()``, ``x = x * 2.0``) before
+    anything writes into it keeps the caller's buffer as it was.
+
+    >>> fn = ast.parse("def f(x, y):\\n    x = np.copy(x)\\n    x[0] = y[0]").body[0]
+    >>> written_params(["x", "y"], fn)
+    ()
+    """
     written = written_arrays(node)
     arrays = [p for p in params if types is None or types[p].kind == "array"]
-    return tuple(p for p in arrays if p in written)
+    return tuple(p for p in arrays if p in written and not _fresh_before_written(p, node))
+
+
+FRESH_CALLS = {"np.copy", "np.array", "np.zeros", "np.ones", "np.empty", "np.full"}
+FRESH_CALLS |= {f"{name}_like" for name in FRESH_CALLS - {"np.copy", "np.array"}}
+
+
+def _fresh_before_written(param: str, node: ast.FunctionDef) -> bool:
+    """Whether a top-level statement rebinds ``param`` to a new array (directly, or through
+    a name bound once to one) before any statement writes into it, and no other name is
+    ever bound to ``param`` itself (which could write into its buffer later)."""
+    fresh: set[str] = set()
+    for stmt in node.body:
+        if _writes_into(stmt, param):
+            return False
+        if isinstance(stmt, ast.Assign) and isinstance(stmt.targets[0], ast.Name):
+            value, target = stmt.value, stmt.targets[0].id
+            new = isinstance(value, (ast.BinOp, ast.UnaryOp)) or _fresh_call(value)
+            if new or (isinstance(value, ast.Name) and value.id in fresh):
+                if target == param:
+                    return not _aliased_elsewhere(param, node)
+                fresh.add(target)
+    return False
+
+
+def _writes_into(stmt: ast.stmt, param: str) -> bool:
+    """Whether ``stmt`` may write into ``param``'s buffer or make another name of it."""
+    for sub in ast.walk(stmt):
+        if ir.is_element_write(sub) and ir.target_name(sub) == param:
+            return True
+        if isinstance(sub, ast.Call) and any(_is_name(a, param) for a in sub.args):
+            if not _fresh_call(sub):  # a helper may write into its argument
+                return True
+    return False
+
+
+def _aliased_elsewhere(param: str, node: ast.FunctionDef) -> bool:
+    for stmt in ast.walk(node):
+        if isinstance(stmt, ast.Assign) and _is_name(stmt.value, param):
+            return True
+        if ir.is_permutation(stmt) and any(s == param for _, s in ir.permutation_pairs(stmt)):
+            return True
+    return False
+
+
+def _fresh_call(value: ast.expr) -> bool:
+    if not isinstance(value, ast.Call) or not isinstance(value.func, ast.Attribute):
+        return False
+    return ast.unparse(value.func) in FRESH_CALLS
+
+
+def _is_name(value: ast.expr, name: str) -> bool:
+    return isinstance(value, ast.Name) and value.id == name
 
 
 def array_dummies(nf, types, active: set[str], saved: set[str]) -> list[ast.stmt]:
@@ -66,15 +124,15 @@ def array_dummies(nf, types, active: set[str], saved: set[str]) -> list[ast.stmt
 
 
 def written_arrays(node: ast.FunctionDef) -> set[str]:
-    """Arrays whose buffer may be written: element writes and permutations, and the
-    sources of reference copies (``b = a``) of such arrays."""
+    """Arrays whose buffer may be written: element writes, and the sources of reference
+    copies (``b = a``) and name permutations (``a, b = b, a``) of such arrays."""
     written: set[str] = set()
     aliases: list[tuple[str, str]] = []
     for stmt in ast.walk(node):
         if ir.is_element_write(stmt):
             written.add(ir.target_name(stmt))
         elif ir.is_permutation(stmt):
-            written |= {t for t, _ in ir.permutation_pairs(stmt)}
+            aliases += ir.permutation_pairs(stmt)
         elif isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Name):
             aliases.append((stmt.targets[0].id, stmt.value.id))
     changed = True
