@@ -51,10 +51,11 @@ def choose_recomputed(
     read_only = _read_only_arrays(node, arrays)
     for key, names in (restorable or {}).items():
         read_only[key] = read_only.get(key, frozenset()) | names
+    bound = binding_counts(node)  # a name bound twice (t1 = x * x or t1 = -x) has no one value
     for block in _blocks(node.body):
         for index, stmt in enumerate(block):
             target = _target(stmt)
-            if target in temps and _cheap(stmt, read_only):
+            if target in temps and bound.get(target) == 1 and _cheap(stmt, read_only):
                 # A temporary the reverse sweep never reads may still be an operand of one
                 # it does (t3 = t1 - t2, t1 = x[i, j]): the check of t3 covers its operands.
                 if target not in needed or _stable_until_last_use(block, index, target, reads):
