@@ -62,10 +62,8 @@ class Specializer:
         count = len(self.layout.names)
         for k in self.argnums:
             if not -count <= k < count:
-                raise ArgumentError(
-                    f"argnums {k} is out of range for '{self.parsed.name}' with {count} parameters",
-                    self.parsed.filename,
-                    self.parsed.node.lineno,
+                raise self.argument_error(
+                    f"argnums {k} is out of range for '{self.parsed.name}' with {count} parameters"
                 )
         self.user_argnums = tuple(k % count for k in self.argnums)
         self.argnums = self.layout.flat_argnums(self.user_argnums)
@@ -99,11 +97,9 @@ class Specializer:
     def refuse_dicts(self, what: str) -> None:
         """A clear error where dicts of parameters are not supported (yet)."""
         if not self.layout.trivial:
-            raise ArgumentError(
+            raise self.argument_error(
                 f"{what} does not take dicts of parameters yet (only grad, value_and_grad, "
-                "jit, adjoint_source with args=, tape_size); pass the arrays as arguments",
-                self.parsed.filename,
-                self.parsed.node.lineno,
+                "jit, adjoint_source with args=, tape_size); pass the arrays as arguments"
             )
 
     def arg_types(self, args: tuple) -> tuple:
@@ -112,11 +108,9 @@ class Specializer:
         for name, value in zip(self.params, args):
             numba_type = _numeric_type(value)
             if numba_type is None:
-                raise ArgumentError(
+                raise self.argument_error(
                     f"argument '{name}' of type {type(value).__name__} is not supported; pass "
-                    "floats, ints, bools or NumPy arrays of numbers",
-                    self.parsed.filename,
-                    self.parsed.node.lineno,
+                    "floats, ints, bools or NumPy arrays of numbers"
                 )
             if isinstance(value, np.ndarray):
                 numba_type = numba_type.copy(layout="C")  # calls pass C order: c_ordered
@@ -127,21 +121,17 @@ class Specializer:
         for k in self.argnums:
             value = args[k]
             if isinstance(value, (bool, np.bool_)) or isinstance(value, (int, np.integer)):
-                raise ArgumentError(
+                raise self.argument_error(
                     f"cannot differentiate with respect to '{self.params[k]}' (argnums {k}): it is "
                     f"{type(value).__name__} {value!r}; integer and bool arguments are never "
-                    f"differentiated. Pass a float (e.g. {float(value)!r}) or drop it from argnums",
-                    self.parsed.filename,
-                    self.parsed.node.lineno,
+                    f"differentiated. Pass a float (e.g. {float(value)!r}) or drop it from argnums"
                 )
             if isinstance(value, np.ndarray) and value.dtype.kind == "f":
                 continue
             if not isinstance(value, (float, np.floating)):
-                raise ArgumentError(
+                raise self.argument_error(
                     f"cannot differentiate with respect to '{self.params[k]}': "
-                    f"{type(value).__name__} is not a float",
-                    self.parsed.filename,
-                    self.parsed.node.lineno,
+                    f"{type(value).__name__} is not a float"
                 )
 
     def adjoint(self, args: tuple):
@@ -220,13 +210,15 @@ class Specializer:
         for k in self.written_positions() if written is None else written:
             for j, other in enumerate(args):
                 if j != k and isinstance(other, np.ndarray) and np.shares_memory(args[k], other):
-                    raise ArgumentError(
+                    raise self.argument_error(
                         f"'{self.params[k]}' shares memory with {self.argument_name(j)}, and "
                         f"'{self.parsed.name}' writes into '{self.params[k]}': pass a copy "
-                        f"(np.copy) so the derivative sees what the function reads",
-                        self.parsed.filename,
-                        self.parsed.node.lineno,
+                        f"(np.copy) so the derivative sees what the function reads"
                     )
+
+    def argument_error(self, message: str) -> ArgumentError:
+        """A refusal of the arguments, located at the user's function."""
+        return ArgumentError(message, self.parsed.filename, self.parsed.node.lineno)
 
     def argument_name(self, position: int) -> str:
         """A parameter's name, or the cotangent or tangent that follows the parameters."""
