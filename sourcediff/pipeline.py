@@ -310,7 +310,7 @@ def _recorded(nf: NormalizedFunction, types, active: set[str], plan):
     # Index arithmetic (i - 1, n - 1) and elements of arrays nothing changes afterwards
     # are recomputed under every policy: storing them would only cost memory; "store"
     # keeps every other value the reverse sweep needs.
-    temps = nf.temps | once_bound_floats(nf.node, types) if plan.recompute_temporaries else nf.temps
+    temps = nf.temps
     if not plan.recompute_temporaries:
         reads = element_reads(nf.node, temps)
         temps = {t for t in temps if types[t].kind == "int" or t in reads}
@@ -318,7 +318,10 @@ def _recorded(nf: NormalizedFunction, types, active: set[str], plan):
     arrays = {name for name, kind in types.variables.items() if kind.kind == "array"}
     fixed = fixed_lengths(nf.node, types)
     restorable = restorable_reads(nf.node, temps, types) if plan.recompute_temporaries else {}
-    recomputed = choose_recomputed(nf.node, temps, active, reads_of, arrays, fixed, restorable)
+    user = once_bound_floats(nf.node, types) if plan.recompute_temporaries else frozenset()
+    recomputed = choose_recomputed(
+        nf.node, temps, active, reads_of, arrays, fixed, restorable, user - temps
+    )
     recording = analyze_recording(
         nf.node, active, nf.counters, nf.filename, types, recomputed, plan.reruns, fixed
     )

@@ -509,6 +509,21 @@ def hidden_layer_overwritten_between(w1, x):
     return total
 
 
+def stage_read_after_its_operand_changes(x0, x1):
+    # b1 (bound once) feeds a sum defined after x changes: recomputing the sum re-runs
+    # b1 = y * x, whose x must be the one before the change (fuzzer, gaps seed 388).
+    dt = 0.1 * x1
+    x, y = x0, x1
+    for _ in range(2):
+        a1 = x * y
+        b1 = y * x
+        p0 = x + dt * a1
+        p1 = y + dt * b1
+        x = x + dt * (a1 + p0 * p1)
+        y = y + dt * (b1 + p1 * p0)
+    return x + y
+
+
 XP = np.array([-1.0, 0.0, 0.5, 1.0])
 INTERP_ARGS = (np.array([0.3, -0.2, 0.5, 0.1]), np.array([1.0, 2.0, 0.5, -1.0]), XP, 2)
 
@@ -569,6 +584,7 @@ CASES = [
         (0, 1, 2),
     ),
     (hidden_layer_overwritten_between, (RNG.random(3), RNG.random(4)), (0, 1)),
+    (stage_read_after_its_operand_changes, (0.3, -0.7), (0, 1)),
 ]
 
 REFUSED = [

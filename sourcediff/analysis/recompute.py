@@ -39,10 +39,12 @@ def choose_recomputed(
     arrays=frozenset(),
     fixed=frozenset(),
     restorable=None,
+    user_floats=frozenset(),
 ):
     """Map each recomputed temporary to its defining statement (see module docstring);
     ``fixed``: integers of one value wherever they are read; ``restorable``: element reads
-    of arrays restored at their writes, which may be recomputed (:func:`restorable_reads`)."""
+    of arrays restored at their writes, which may be recomputed (:func:`restorable_reads`);
+    ``user_floats``: the user's variables that are candidates too (:func:`once_bound_floats`)."""
     reads = _reads_by_statement(node, active, reads_of)
     needed = (set().union(*reads.values()) if reads else set()) | set(fixed)
     candidates: dict[str, ast.Assign] = {}
@@ -55,7 +57,8 @@ def choose_recomputed(
     for block in _blocks(node.body):
         for index, stmt in enumerate(block):
             target = _target(stmt)
-            if target in temps and bound.get(target) == 1 and _cheap(stmt, read_only):
+            candidate = target in temps or target in user_floats
+            if candidate and bound.get(target) == 1 and _cheap(stmt, read_only):
                 # A temporary the reverse sweep never reads may still be an operand of one
                 # it does (t3 = t1 - t2, t1 = x[i, j]): the check of t3 covers its operands.
                 if target not in needed or _stable_until_last_use(block, index, target, reads):
@@ -65,16 +68,43 @@ def choose_recomputed(
         chosen = _closure(candidates, in_loops, needed, read_only)
         # Recomputing t re-runs the temporaries it reads too: their operands must also be
         # unchanged up to t's last use (t11 = 1 + t10; t10 = x0 / t9; x0 = s2 / t11).
+        # A chain through the user's variables may start statements earlier (b1 = y * x;
+        # x = ...; t8 = b1 + c): its operands must be unchanged from its first definition.
         unstable = [
             name
             for name in chosen
-            if name in needed
-            and not _stable_until_last_use(*positions[name], name, reads, _leaves(name, chosen))
+            if name in needed and not _chain_stable(name, chosen, positions, reads, temps)
         ]
         if not unstable:
             return chosen
         for name in unstable:
             del candidates[name]
+
+
+def _chain_stable(name: str, chosen: dict, positions: dict, reads, temps) -> bool:
+    """Whether recomputing ``name`` where the reverse sweep reads it gives its value: the
+    operands of every definition it re-runs are unchanged from the first of them (in its
+    block) to ``name``'s last use. A re-run variable of the user's defined in another
+    block is not followed: unstable."""
+    block, start = positions[name]
+    for member in _chain(name, chosen):
+        member_block, index = positions[member]
+        if member_block is block and index < start:
+            start = index
+        elif member_block is not block and member not in temps:
+            return False
+    return _stable_until_last_use(block, start, name, reads, _leaves(name, chosen))
+
+
+def _chain(name: str, chosen: dict) -> set[str]:
+    """The recomputed names that recomputing ``name`` re-runs (``name`` excluded)."""
+    members, stack = set(), [name]
+    while stack:
+        for operand in _operand_names(chosen[stack.pop()]):
+            if operand in chosen and operand not in members and operand != name:
+                members.add(operand)
+                stack.append(operand)
+    return members
 
 
 def _closure(candidates: dict, in_loops: set[str], needed: set[str], read_only) -> dict:
