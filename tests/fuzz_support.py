@@ -24,10 +24,13 @@ def folder():
 
 
 # Seeds whose programs (with ``gaps=True``) hold each construct the generator draws from its
-# own stream: repeated reads around a writing helper, equal array expressions one of which
-# is written, int and float32 arrays in helpers, np.roll stencils rebound in a loop, rows of
-# a loop-invariant array transformed in a per-sample loop, pairwise element increments.
-GAP_SAMPLE = (2, 6, 9, 19, 21, 24)
+# own stream: repeated reads around a writing helper (29), equal array expressions one of
+# which is written (29), int and float32 arrays in helpers (14), np.roll stencils rebound in a
+# loop (29), rows of a loop-invariant array transformed in a per-sample loop (43, 81),
+# pairwise element increments (81), a hidden layer written in a loop and read in a deeper
+# nest (43: also written as deep as its reads; 81), straight-line scalar time loops (20, 43,
+# 99: an if, min/max, an int counter, a tuple swap, a stage value read after the loop).
+GAP_SAMPLE = (14, 20, 29, 43, 81, 99)
 
 
 def run_program(seed: int, folder: Path, jit: bool, selected, gaps: bool = False) -> None:

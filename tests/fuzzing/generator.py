@@ -14,8 +14,10 @@ operands are overwritten later, rebinding ``w = m @ w`` in loops, swaps,
 tuples, self-assignments, helpers returning tuples or writing into an array
 they are passed, writes into arguments; repeated element reads around a helper that
 writes the array, equal array expressions one of which is written afterwards, int and
-float32 arrays passed to helpers, and periodic stencils by ``np.roll`` rebound in a loop
-(these four with ``gaps=True`` only, from a stream of their own).
+float32 arrays passed to helpers, periodic stencils by ``np.roll`` rebound in a loop, rows
+of a loop-invariant array in a per-sample loop, pairwise element increments, a hidden layer
+written in a loop and read in a deeper nest, and straight-line scalar time loops (RK2/RK4
+steps); these with ``gaps=True`` only, from a stream of their own.
 """
 
 from __future__ import annotations
@@ -175,7 +177,7 @@ class _Writer:
         # Inner loops bounded by the outer loop's variable draw from a stream of their own,
         # so that adding them left every other program of a seed as it was.
         self.bound_rng = random.Random(f"bounds {rng.getstate()[1][:4]}")
-        # The three constructs of :meth:`gap_construct` too, with names and helpers of their own,
+        # The constructs of :meth:`gap_construct` too, with names and helpers of their own,
         # and only when asked for (``generate(seed, gaps=True)``): seeds keep their programs.
         self.gaps = False
         self.gap_rng = random.Random(f"gaps {rng.getstate()[1][:4]}")
@@ -407,8 +409,9 @@ class _Writer:
 
     def gap_construct(self, depth: int) -> None:
         """Repeated element reads around a helper writing the array, equal array
-        expressions one of which is written afterwards, or int and float32 arrays passed
-        to helpers. Drawn from a stream of its own, like :meth:`elementwise_run`, with
+        expressions one of which is written afterwards, int and float32 arrays passed to
+        helpers, np.roll stencils, invariant rows, pairwise increments, a hidden layer or a
+        scalar time loop. Drawn from a stream of its own, like :meth:`elementwise_run`, with
         names ``g*_N`` of its own, adding to floats the program already has."""
         main, self.rng = self.rng, self.gap_rng
         try:
@@ -420,6 +423,8 @@ class _Writer:
                 self.roll_stencil_loop,
                 self.invariant_rows_loop,
                 self.pairwise_increments,
+                self.hidden_layer_loop,
+                self.scalar_time_loop,
             ]
             self.rng.choice(forms)(depth)
         finally:
@@ -518,6 +523,161 @@ class _Writer:
             self.emit(depth + 2, f"{f}[{at_j}] += 0.5 * {w} * {w}")
         self.emit(depth, f"{self.sum_target()} (np.sum({f} * {f}) + {t})")
         self.tags.add("pairwise_increments")
+
+    def hidden_layer_loop(self, depth: int) -> None:
+        """An MLP's hidden layer: ``h[k]`` written element by element in a per-sample loop
+        and read inline in a deeper output/unit nest (``acc += m[o, k] * h[k]``), once per
+        unit, output and sample; sometimes ``h`` is also written as deep as its reads (under
+        an ``if``), between two deeper reads, by a helper writing into it, by a region
+        write, through another name bound to it, or read after the loops."""
+        h, s, k, o = (self.gap_name(stem) for stem in ("h", "s", "k", "o"))
+        acc, g = self.gap_name("acc"), self.gap_name("g")
+        vec = self.rng.choice(self.vectors)
+        self.emit(depth, f"{h} = {self.rng.choice(['np.zeros(4)', f'{vec} * 0.5'])}")
+        self.emit(depth, f"{acc} = 0.0")
+        variant = self.rng.choice(
+            ["plain", "plain", "deep_write", "write_between", "helper", "region", "alias"]
+        )
+        if variant == "alias":  # the array bound to another name, written through it
+            self.emit(depth, f"{g} = {h}")
+            if self.rng.random() < 0.7:  # and used by that name only (else: refused)
+                h, variant = g, "alias_only"
+        self.emit(depth, f"for {s} in range({self.rng.choice(['1', '2', '3', 'n'])}):")
+        self.emit(depth + 1, f"for {k} in range(4):")
+        hidden = [
+            f"math.tanh({vec}[{k}] * {self.scalar(1)} + 0.1 * {s})",
+            f"math.tanh(m[{k}, {self.rng.randrange(4)}] + {vec}[{k}] * {s})",
+            f"0.5 * {h}[{k}] + math.sin({vec}[{k}] * {self.scalar(1)})",  # h[k] itself
+            f"{vec}[{k}] / (1.0 + {h}[{k}] * {h}[{k}]) + 0.2 * {k}",
+        ]
+        self.emit(depth + 2, f"{h}[{k}] = {self.rng.choice(hidden)}")
+        if variant == "region":
+            region = self.rng.choice([f"{h}[:] = np.tanh({h})", f"{h}[1:3] = {h}[1:3] * 0.5"])
+            self.emit(depth + 1, region)
+        elif variant == "helper" and self.rng.random() < 0.5:  # a call that writes into h
+            self.emit(depth + 1, f"{acc} += 0.1 * scale_first({h}, 0.9)")
+            variant = "helper_outer"
+        elif variant in ("alias", "alias_only"):
+            index = self.rng.randrange(4)
+            self.emit(depth + 1, f"{g}[{index}] = {g}[{index}] * 0.5 + 0.1 * {s}")
+        j = k if self.rng.random() < 0.5 else self.gap_name("j")  # the unit loop's variable
+        self.emit(depth + 1, f"for {o} in range({self.rng.choice(['2', '3', '4', 'n'])}):")
+        if variant == "helper":  # the call as deep as the output loop
+            self.emit(depth + 2, f"scale_first({h}, math.cos({self.scalar(1)}))")
+        self.emit(depth + 2, f"for {j} in range(4):")
+        reads = [
+            f"m[{o}, {j}] * {h}[{j}]",
+            f"{h}[{j}] * {h}[{j}] * {vec}[{o}]",
+            f"math.tanh({h}[{j}] + m[{j}, {o}]) * {h}[{j}]",
+            f"({h}[{j}] - {vec}[{j}]) * m[{j}, {o}]",
+        ]
+        self.emit(depth + 3, f"{acc} += 0.25 * {self.rng.choice(reads)}")
+        if variant == "deep_write":  # a write as deep as the reads
+            self.emit(depth + 3, f"if {h}[{j}] > {self.rng.choice(['0.3', '0.0', '-0.2'])}:")
+            self.emit(depth + 4, f"{h}[{j}] = {h}[{j}] * 0.75")
+        elif variant == "write_between":  # a write between two reads
+            self.emit(depth + 3, f"{h}[{j}] = math.tanh({h}[{j}] + 0.1 * m[{o}, {j}])")
+            self.emit(depth + 3, f"{acc} += 0.25 * {h}[{j}] * {vec}[{o}]")
+        self.emit(depth, f"{self.sum_target()} {acc}")
+        if self.rng.random() < 0.3:  # the layer read after the loops
+            self.emit(
+                depth, f"{self.sum_target()} (np.sum({h} * {h}) + {h}[{self.rng.randrange(4)}])"
+            )
+            self.tags.add("hidden_layer_read_after")
+        if variant != "plain":
+            self.tags.add(f"hidden_layer_{variant}")
+        self.tags.add("hidden_layer_loop")
+
+    def scalar_time_loop(self, depth: int) -> None:
+        """A time loop (its variable indexes nothing) of straight-line scalar arithmetic, an
+        RK2 or RK4 step of a small ODE: stage temporaries (``a1 = c * (y - x)``) and two or
+        three loop-carried floats (``x = x + dt * 0.5 * (a1 + a2)``), coefficients from
+        the program's floats and array elements at constant indices; sometimes an ``if``,
+        ``abs``/``min``/``max``, a ``math.sin`` call, an int counter, a tuple swap, the loop
+        variable in arithmetic, or a stage value read after the loop."""
+        count = self.rng.choice([2, 3])
+        state = [self.gap_name(stem) for stem in ("x", "y", "z")[:count]]
+        k, dt, cnt = self.gap_name("k"), self.gap_name("dt"), self.gap_name("n")
+        vec = self.rng.choice(self.vectors)
+        features = {
+            f
+            for f in ("if", "minmax", "call", "counter", "swap", "time", "after")
+            if self.rng.random() < 0.2
+        }
+        for name in state:
+            self.emit(depth, f"{name} = math.tanh({self.scalar(1)})")
+        coefficients = [self.gap_name(f"cf{i}") for i in range(count)]
+        for name in coefficients:
+            self.emit(depth, f"{name} = 0.5 + 0.5 * math.tanh({self.rng.choice(self.floats)})")
+        self.emit(
+            depth, f"{dt} = {self.rng.choice(['0.05', '0.1', f'0.05 * (1.0 + {coefficients[0]})'])}"
+        )
+        if "counter" in features:
+            self.emit(depth, f"{cnt} = 0")
+        rk4 = self.rng.random() < 0.4
+        stages = 4 if rk4 else 2
+        temps = [
+            [self.gap_name(f"{chr(97 + i)}{st + 1}") for i in range(count)] for st in range(stages)
+        ]
+        if "after" in features:
+            self.emit(depth, f"{temps[0][0]} = 0.0")
+        self.emit(depth, f"for {k} in range({self.rng.choice(['n', 'n + 1', '3'])}):")
+        body = depth + 1
+        # The right-hand side, component by component, of state names (a template each).
+        templates = []
+        for i in range(count):
+            mine, nxt, other = (f"{{{j % count}}}" for j in (i, i + 1, i + 2))  # slots
+            c = coefficients[i]
+            element = f"{vec}[{self.rng.randrange(4)}]"
+            forms = [
+                f"{c} * ({nxt} - {mine})",
+                f"{nxt} * ({c} - {other}) - 0.5 * {mine}",
+                f"{mine} * {nxt} - {c} * {other}",
+                f"-{c} * {mine} + 0.5 * {element}",
+                f"{element} * {nxt} - {c} * {mine}",
+            ]
+            if "minmax" in features and i == 0:
+                forms = [f"min(max({nxt} - {mine}, -1.0), 1.0) * {c}", f"{c} * abs({nxt}) - {mine}"]
+            if "call" in features and i == count - 1:
+                forms = [f"math.sin({nxt}) * {c} - {mine}"]
+            if "time" in features and i == 0:
+                forms = [f"{c} * ({nxt} - {mine}) + 0.05 * {k} * {mine}"]
+            templates.append(self.rng.choice(forms))
+        points = [state]
+        for st in range(stages):
+            for i in range(count):
+                self.emit(body, f"{temps[st][i]} = {templates[i].format(*points[st])}")
+            if "if" in features and st == 0:
+                self.emit(body, f"if {temps[0][0]} > {state[0]}:")
+                self.emit(body + 1, f"{temps[0][0]} = 0.5 * {temps[0][0]}")
+                if self.rng.random() < 0.5:
+                    self.emit(body, "else:")
+                    self.emit(body + 1, f"{temps[0][-1]} = {temps[0][-1]} + 0.1 * {state[0]}")
+            if st + 1 < stages:  # the next stage's point
+                half = "1.0" if (rk4 and st == 2) or not rk4 else "0.5"
+                point = [self.gap_name(f"p{st + 1}{i}") for i in range(count)]
+                for i in range(count):
+                    self.emit(body, f"{point[i]} = {state[i]} + {half} * {dt} * {temps[st][i]}")
+                points.append(point)
+        for i in range(count):
+            if rk4:
+                t = [temps[st][i] for st in range(4)]
+                step = f"({t[0]} + 2.0 * {t[1]} + 2.0 * {t[2]} + {t[3]}) / 6.0"
+            else:
+                step = f"0.5 * ({temps[0][i]} + {temps[1][i]})"
+            if "counter" in features and i == 0:
+                step = f"{step} * (1.0 + 0.1 * {cnt})"
+            self.emit(body, f"{state[i]} = {state[i]} + {dt} * {step}")
+        if "counter" in features:
+            self.emit(body, f"{cnt} += 1")
+        if "swap" in features:
+            self.emit(body, f"{state[0]}, {state[1]} = {state[1]}, {state[0]}")
+        self.emit(depth, f"{self.sum_target()} ({' + '.join(state)})")
+        if "after" in features:  # a stage value of the last step, read after the loop
+            self.emit(depth, f"{self.sum_target()} {temps[0][0]} * {state[-1]}")
+        self.tags.update(f"scalar_time_{feature}" for feature in features)
+        self.tags.add("scalar_time_rk4" if rk4 else "scalar_time_rk2")
+        self.tags.add("scalar_time_loop")
 
     def roll_step(self, depth: int, u: str, step: str) -> None:
         """``u = step``, or through a name of its own (``un = step; u = un``), or with the
