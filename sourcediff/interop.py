@@ -24,7 +24,7 @@ stores (as it does whenever the record fits the memory budget).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numba
 import numpy as np
@@ -60,8 +60,9 @@ def gradient_stub(specializer, with_value: bool):
         arrays = [p for p, t in params if isinstance(t, types.Array)]
         reordered = [p for p, t in params if _c_ordered(t) != t]
         read_only = {p for p, t in params if isinstance(t, types.Array) and not t.mutable}
-        calling = Calling(reordered, [p for p in built.written if p not in read_only])
-        calling.overlaps = [(p, q) for p in built.written for q in arrays if q != p]
+        written_back = [p for p in built.written if p not in read_only]
+        overlaps = [(p, q) for p in built.written for q in arrays if q != p]
+        calling = Calling(reordered, written_back, overlaps)
         return _implementation(specializer, adjoint, with_value, calling)
 
     # Numba wants the stub, its typing function and the implementation to share the
@@ -118,7 +119,7 @@ class Calling:
 
     reordered: list
     written_back: list
-    overlaps: list = field(default_factory=list)
+    overlaps: list
 
 
 @numba.njit(cache=True)

@@ -90,7 +90,10 @@ def cheaper_to_rerun(nf, types, recording) -> list[ast.For]:
 
     >>> src = "def f(x, n):\\n    for k in range(n):\\n        a = x * x\\n        x = a * a\\n"
     >>> node = ast.parse(src).body[0]
-    >>> [type(loop).__name__ for loop in _straight_scalar_loops(node, _Floats())]
+    >>> from sourcediff.analysis.types import TypeTable, VarType
+    >>> flt = VarType("float", "float64")
+    >>> types = TypeTable({"x": flt, "a": flt, "n": VarType("int", "int64")}, flt)
+    >>> [type(loop).__name__ for loop in _straight_scalar_loops(node, types)]
     ['For']
     """
     chosen = []
@@ -130,15 +133,6 @@ def _binds_scalars(node: ast.AST, types) -> bool:
     else:
         return True
     return all(isinstance(t, ast.Name) and types[t.id].kind != "array" for t in targets)
-
-
-class _Floats:
-    """A type table in which every name is a float (for the doctest)."""
-
-    kind = "float"
-
-    def __getitem__(self, name: str):
-        return self
 
 
 def has_time_loop(node: ast.FunctionDef, types) -> bool:
