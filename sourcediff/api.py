@@ -22,6 +22,7 @@ from .dispatch import (
     copies,
     differentiable,
     outputs_of,
+    refuse_baked_arrays,
     shaped_like,
     tangent_function,
     unpickle_with_sources,
@@ -260,7 +261,8 @@ class _Jit:
         self.parsed = pipeline.parse(func)
         self.signature = inspect.signature(func)
         self.layout = ArgumentLayout(list(self.signature.parameters), self.parsed.dict_params)
-        self._compiled = None
+        self._module_arrays = self.parsed.module_arrays()  # compared with written arguments
+        self._compiled, self._written = None, []
         functools.update_wrapper(self, func)
 
     def __reduce__(self):
@@ -273,6 +275,8 @@ class _Jit:
         if self._compiled is None:
             built = pipeline.build_primal_module(self.parsed, self.fastmath)
             self._compiled = pipeline.load(built, built.primal, True)
+            params = [a.arg for a in self.parsed.node.args.args]
+            self._written = [(k, p) for k, p in enumerate(params) if p in built.written]
         return self._compiled
 
     def __call__(self, *args, **kwargs):
@@ -281,7 +285,10 @@ class _Jit:
             bound = self.signature.bind(*args, **kwargs)
             bound.apply_defaults()
             args = bound.args
-        return self._compiled(*self.layout.expand(tuple(args)))
+        args = self.layout.expand(tuple(args))
+        for k, param in self._written if self._module_arrays else ():
+            refuse_baked_arrays(self.parsed, param, args[k], self._module_arrays)
+        return self._compiled(*args)
 
 
 def jit(func=None, *, fastmath=False):

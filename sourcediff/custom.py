@@ -42,6 +42,7 @@ import inspect
 
 from numba.extending import register_jitable
 
+from .custom_writes import refuse_argument_writes
 from .errors import ArgumentError
 from .rules import Rule
 
@@ -78,6 +79,13 @@ class _Custom:
         functions = [self.func, *self.rule_functions().values()]
         return [inspect.getsource(f) for f in functions]
 
+    def refuse_argument_writes(self) -> None:
+        """Refuse the function or a rule function that writes into its arguments: the
+        generated code calls them as opaque functions (see ``custom_writes``)."""
+        refuse_argument_writes(self.func, f"the sd.{self.kind} function")
+        for function in self.rule_functions().values():
+            refuse_argument_writes(function, f"the sd.{self.kind} rule of '{self.__name__}',")
+
     def _missing(self, what: str) -> ArgumentError:
         return ArgumentError(
             f"'{self.__name__}' is a sd.{self.kind} function without its rule; call "
@@ -107,7 +115,7 @@ class CustomVJP(_Custom):
 
     def rule(self) -> Rule:
         """The table row: adjoints from ``bwd``, residuals recomputed by ``fwd``."""
-        self.rule_functions()
+        self.refuse_argument_writes()
         args = ", ".join(self.params)
         residuals = f"{self.fwd.__name__}({args})[1]"
         count = len(self.params)
@@ -144,7 +152,7 @@ class CustomJVP(_Custom):
 
     def rule(self) -> Rule:
         """The table row: tangents from the rule, one argument's tangent at a time."""
-        self.rule_functions()
+        self.refuse_argument_writes()
         primals = "".join(f"{p}, " for p in self.params)
 
         def along(k: int, direction: str) -> str:

@@ -56,6 +56,7 @@ class Specializer:
         self.policy = check_policy(policy)
         self.jit = jit
         self.parsed = pipeline.parse(func)
+        self.module_arrays = self.parsed.module_arrays()  # compared with written arguments
         self.params = [a.arg for a in self.parsed.node.args.args]  # dicts flattened
         self.signature = inspect.signature(func)
         self.layout = ArgumentLayout(list(self.signature.parameters), self.parsed.dict_params)
@@ -210,11 +211,12 @@ class Specializer:
         for k in self.written_positions() if written is None else written:
             for j, other in enumerate(args):
                 if j != k and isinstance(other, np.ndarray) and np.shares_memory(args[k], other):
-                    raise self.argument_error(
-                        f"'{self.params[k]}' shares memory with {self.argument_name(j)}, and "
-                        f"'{self.parsed.name}' writes into '{self.params[k]}': pass a copy "
-                        f"(np.copy) so the derivative sees what the function reads"
-                    )
+                    raise self.shared_memory_error(k, self.argument_name(j))
+            refuse_baked_arrays(self.parsed, self.params[k], args[k], self.module_arrays)
+
+    def shared_memory_error(self, position: int, other: str) -> ArgumentError:
+        """The refusal of a written argument that shares memory with ``other``."""
+        return shared_memory_error(self.parsed, self.params[position], other)
 
     def argument_error(self, message: str) -> ArgumentError:
         """A refusal of the arguments, located at the user's function."""
@@ -365,6 +367,25 @@ def c_ordered(args: tuple) -> tuple:
     return tuple(
         np.ascontiguousarray(a) if isinstance(a, np.ndarray) and not a.flags.c_contiguous else a
         for a in args
+    )
+
+
+def refuse_baked_arrays(parsed, param: str, value, arrays: dict) -> None:
+    """Refuse ``value``, passed as ``param`` which the function writes, when it shares
+    memory with one of the module-level ``arrays``: those are baked into the generated
+    module, whose copy would not see the writes."""
+    for name, array in arrays.items():
+        if isinstance(value, np.ndarray) and np.shares_memory(value, array):
+            raise shared_memory_error(parsed, param, f"the module-level array '{name}'")
+
+
+def shared_memory_error(parsed, param: str, other: str) -> ArgumentError:
+    """The refusal of the written argument ``param``, sharing memory with ``other``."""
+    return ArgumentError(
+        f"'{param}' shares memory with {other}, and '{parsed.name}' writes into "
+        f"'{param}': pass a copy (np.copy) so the derivative sees what the function reads",
+        parsed.filename,
+        parsed.node.lineno,
     )
 
 

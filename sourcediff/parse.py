@@ -130,6 +130,16 @@ class ParsedFunction:
         """The sources of this function and its helpers, to travel with a pickle."""
         return tuple(fn.record for fn in self.call_tree() if fn.record is not None)
 
+    def module_arrays(self) -> dict[str, object]:
+        """The module-level arrays the tree reads, by name: baked into the generated module
+        as constants, so a call must not pass one as an array the function writes."""
+        return {
+            name: resolved.value
+            for fn in self.call_tree()
+            for name, resolved in fn.names.items()
+            if resolved.kind == "constant" and _is_constant_array(resolved.value)
+        }
+
     def customs(self) -> dict[str, object]:
         """The functions with user derivative rules (``sd.custom_vjp``...) the tree calls."""
         found: dict[str, object] = {}

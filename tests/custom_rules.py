@@ -147,3 +147,52 @@ scaled.defjvp(scaled_jvp)
 
 def scaled_sum(v):
     return np.sum(scaled(v))
+
+
+# Custom functions that write into their arguments: refused at the writing line.
+@sd.custom_vjp
+def bumped(a, s):
+    a[0] = a[0] + s  # a write the generated code could not see
+    return a[0] * s
+
+
+def bumped_fwd(a, s):
+    return (a[0] + s) * s, (a[0], s)
+
+
+def bumped_bwd(res, g):
+    a0, s = res
+    grad_a = np.zeros(2)
+    grad_a[0] = g * s
+    return grad_a, g * (a0 + 2.0 * s)
+
+
+bumped.defvjp(bumped_fwd, bumped_bwd)
+
+
+def calls_bumped(x, s):
+    return bumped(x, s) + s
+
+
+@sd.custom_vjp
+def tail_norm(x):
+    return math.sqrt(x[1] * x[1] + x[2] * x[2])
+
+
+def tail_norm_fwd(x):
+    y = math.sqrt(x[1] * x[1] + x[2] * x[2])
+    return y, (x, y)
+
+
+def tail_norm_bwd(res, g):
+    x, y = res
+    tail = x[1:]
+    tail *= g / y  # scales the residual x: the caller's array
+    return (x,)
+
+
+tail_norm.defvjp(tail_norm_fwd, tail_norm_bwd)
+
+
+def calls_tail_norm(x):
+    return tail_norm(x)

@@ -92,3 +92,47 @@ def test_the_rule_source_is_part_of_the_cache_key():
         assert pipeline.source_key(pipeline.parse(c.quantized)) != key
     finally:
         c.straight_through_floor.defvjp(c.straight_through_fwd, original)
+
+
+@pytest.mark.parametrize(
+    ("caller", "args", "line"),
+    [(c.calls_bumped, (np.ones(2), 0.5), 155), (c.calls_tail_norm, (np.ones(3),), 190)],
+    ids=["function", "rule through a view of a residual"],
+)
+def test_a_custom_function_or_rule_writing_into_its_argument_is_refused(caller, args, line):
+    x = args[0].copy()
+    with pytest.raises(sd.SourceDiffError, match="writes into its argument") as info:
+        sd.grad(caller, jit=False)(*args)
+    assert f"custom_rules.py:{line}" in str(info.value)
+    np.testing.assert_array_equal(args[0], x)  # refused before anything ran
+
+
+def test_writes_into_new_arrays_and_rebound_parameters_are_not_refused():
+    from sourcediff.custom_writes import argument_write
+
+    def fresh(x, s):
+        y = x.copy()
+        y[0] = s
+        x = x * 2.0
+        x[1] = s
+        t = x[0]
+        t *= 2.0
+        for row in np.zeros((2, 2)):
+            row[0] = s
+        return y, t
+
+    def through_alias(x, s):
+        for row in x:
+            row.fill(s)
+        return s
+
+    assert argument_write(_function_node(fresh)) is None
+    assert argument_write(_function_node(through_alias)).lineno == 3
+
+
+def _function_node(function):
+    import ast
+    import inspect
+    import textwrap
+
+    return ast.parse(textwrap.dedent(inspect.getsource(function))).body[0]

@@ -25,6 +25,15 @@ def dot(x, y):
     return np.sum(x * y)
 
 
+WEIGHTS = np.array([1.5, 0.5, 2.0])
+
+
+def scale_by_weights(x):
+    for i in range(x.shape[0]):
+        x[i] = x[i] * WEIGHTS[i]
+    return np.sum(x * WEIGHTS)
+
+
 def _scale_by_grads(x, y):
     return 2.0 * x * y**2, 2.0 * x**2 * y
 
@@ -60,6 +69,20 @@ def test_overlapping_views_are_refused_and_disjoint_columns_are_not(jit):
     np.testing.assert_allclose(dx, expected_dx, rtol=1e-14)
     np.testing.assert_allclose(dy, expected_dy, rtol=1e-14)
     np.testing.assert_array_equal(m[:, 0], x * y)  # the caller sees the function's write
+
+
+@pytest.mark.parametrize(
+    "transform",
+    [sd.grad(scale_by_weights, jit=False), sd.jit(scale_by_weights)],
+    ids=["grad", "jit"],
+)
+def test_a_written_argument_sharing_memory_with_a_module_level_array_is_refused(transform):
+    # The module's array is baked into the generated code: its copy would not see the writes.
+    with pytest.raises(sd.SourceDiffError, match="the module-level array 'WEIGHTS'"):
+        transform(WEIGHTS[::-1])
+    np.testing.assert_array_equal(WEIGHTS, [1.5, 0.5, 2.0])
+    x = np.array([2.0, -1.0, 0.25])
+    np.testing.assert_allclose(sd.grad(scale_by_weights, jit=False)(x.copy()), WEIGHTS**2)
 
 
 def test_shared_memory_is_fine_when_nothing_is_written():
