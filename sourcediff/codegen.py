@@ -194,7 +194,9 @@ def constant_text(value) -> str:
 def module_source(header: str, constants: dict[str, object], functions: list[str]) -> str:
     """A whole generated module: docstring header, imports, constants, functions."""
     parts = ['"""' + header.strip() + '\n"""', "", "import math", "", "import numpy as np", ""]
-    used = [h for h in runtime.HELPERS if any(re.search(rf"\b{h}\(", f) for f in functions)]
+    called = re.compile(r"(?<![\w.])(\w+)\(")  # f(...), not np.f(...)
+    names = {name for f in functions for name in called.findall(f)}
+    used = [h for h in runtime.HELPERS if h in names]
     if used:
         parts += [f"from sourcediff.runtime import {', '.join(used)}", ""]
     if any("verify_check(" in f for f in functions):

@@ -358,7 +358,8 @@ def _library_path(value) -> str:
             return f"{alias}.{name}"
     from . import rules, runtime  # generated code's helpers: their rows, not their source
 
-    if name in runtime.HELPERS and getattr(runtime, name) is value and rules.lookup(name):
+    # vars(): the lazily made ufuncs of vector_math are not looked up (made) for this.
+    if name in runtime.HELPERS and vars(runtime).get(name) is value and rules.lookup(name):
         return name
     return ""
 

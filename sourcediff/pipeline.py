@@ -54,6 +54,7 @@ from .transform import optimize as optimizer
 from .transform.forward import build_tangent
 from .transform.reverse import AdjointSpec, build_adjoint
 from .transform.signature import written_params
+from .vector_math import with_vector_math
 
 STAGES = (
     "parse",  # the function and its call tree (parse.py, fence.py)
@@ -236,7 +237,8 @@ def _write_adjoint_module(parsed, request: Request, path, names: tuple, shadow: 
     _dump("reverse", _function_text(built.vjp, nf))
     functions = [primal, optimized(built.vjp, parsed, built.shapes, built.ranks)]
     functions += [optimized(f, parsed) for f in (built.counting, built.shadow) if f is not None]
-    texts = [_function_text(f, nf) for f in functions]
+    dtypes = {name: t.dtype for name, t in types.variables.items()}
+    texts = [_function_text(f, nf, dtypes) for f in functions]
     _dump("optimize", texts[1])
     # Nothing to checkpoint when nothing is recorded: "auto" then needs no count.
     time_loops = has_time_loop(nf.node, types) and built.records
@@ -338,8 +340,13 @@ def optimized(
         return optimizer.optimize(function, result_only=counting, shapes=shapes, ranks=ranks)
 
 
-def _function_text(function: ast.FunctionDef, nf: NormalizedFunction) -> str:
+def _function_text(function: ast.FunctionDef, nf: NormalizedFunction, dtypes=None) -> str:
+    """The source of a generated function; given its variables' ``dtypes``, with
+    ``np.exp`` and ``np.tanh`` vectorized (``vector_math``: reverse mode only, as the
+    tangent modules are themselves differentiated for Hessians)."""
     function = with_local_array_constants(function, nf.constants)
+    if dtypes is not None:
+        function = with_vector_math(function, dtypes)
     return function_source(function, comments=not function.name.endswith("_record_bytes"))[0]
 
 

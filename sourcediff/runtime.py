@@ -18,7 +18,7 @@ import numpy as np
 from numba import types
 from numba.extending import overload
 
-from . import along, interp, scans, special, special_arrays, stacked
+from . import along, interp, scans, special, special_arrays, stacked, vector_math
 from .along import extreme_mask_along, max_along, min_along  # noqa: F401 - generated code
 from .interp import (  # noqa: F401 - for generated code
     interp_adjoint_fp,
@@ -312,6 +312,7 @@ HELPERS = (
     + interp.HELPERS
     + scans.HELPERS
     + stacked.HELPERS
+    + vector_math.HELPERS
     + (
         "inplace_update",
         "revolve_actions",
@@ -434,3 +435,10 @@ def revolve_actions(steps, snapshots):
         )
         depth += 1
     return actions[:count].copy()
+
+
+def __getattr__(name: str):
+    """The vectorized ``exp`` and ``tanh`` of generated code, made on first use."""
+    if name in vector_math.HELPERS:
+        return getattr(vector_math, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

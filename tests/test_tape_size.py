@@ -152,3 +152,28 @@ def test_a_roll_stencil_keeps_each_state_by_reference_and_nothing_else():
         directional = np.sum(grads[0] * du) + np.sum(grads[1] * dv)
         directional += 0.3 * grads[2] - 0.2 * grads[3]
         assert directional == pytest.approx(central_difference(along, (0.0,), 0), rel=1e-7)
+
+
+def _rk4_decay(x, y, k, steps, dt):
+    for _ in range(steps):
+        a1, b1 = -k * x + y, -x * y
+        a2, b2 = -k * (x + 0.5 * dt * a1) + y, -(x + 0.5 * dt * a1) * (y + 0.5 * dt * b1)
+        a3, b3 = -k * (x + 0.5 * dt * a2) + y, -(x + 0.5 * dt * a2) * (y + 0.5 * dt * b2)
+        a4, b4 = -k * (x + dt * a3) + y, -(x + dt * a3) * (y + dt * b3)
+        x = x + dt / 6.0 * (a1 + 2.0 * a2 + 2.0 * a3 + a4)
+        y = y + dt / 6.0 * (b1 + 2.0 * b2 + 2.0 * b3 + b4)
+    return x * x + y
+
+
+@pytest.mark.parametrize("jit", [False, True], ids=["python", "compiled"])
+def test_auto_stores_values_whose_recomputation_would_rerun_long_chains(jit):
+    # Every stage value of an RK4 step could be recomputed from x and y (16 bytes a step),
+    # through chains of up to 30 definitions: reading the later stages back is cheaper.
+    args = (0.7, 0.4, 0.3, 50, 0.01)
+    size = {
+        p: sd.tape_size(_rk4_decay, *args, argnums=(0, 1, 2), policy=p) for p in ("auto", "store")
+    }
+    assert 16 * 50 < size["auto"] < size["store"]
+    grads = sd.grad(_rk4_decay, argnums=(0, 1, 2), jit=jit)(*args)
+    expected = central_difference(_rk4_decay, args, (0, 1, 2))
+    np.testing.assert_allclose(grads, expected, rtol=1e-7)

@@ -9,6 +9,7 @@ in any version is a float. Inference failing is a clear error, never a guess.
 
 from __future__ import annotations
 
+import ast
 import math
 import re
 from dataclasses import dataclass, field
@@ -66,7 +67,10 @@ def infer_types(nf: NormalizedFunction, arg_types: tuple) -> TypeTable:
 
     source, origins = function_source(nf.node, comments=False)
     namespace = {"math": math, "np": np, **nf.constants}
-    namespace |= {name: getattr(runtime, name) for name in runtime.HELPERS}
+    # The helpers it calls (normalization brings in some): looking up the others would
+    # make the ufuncs of ``vector_math``, a second's work the primal does not need.
+    names = {n.id for n in ast.walk(nf.node) if isinstance(n, ast.Name)}
+    namespace |= {name: getattr(runtime, name) for name in runtime.HELPERS if name in names}
     namespace |= nf.externals
     filename = f"<sourcediff normalized {nf.name}>"
     exec(compile(source, filename, "exec"), namespace)

@@ -136,6 +136,10 @@ class NodeFacts:
         entry = self._entries.get(id(node))
         return entry is not None and entry[0] is node
 
+    def items(self) -> list[tuple[ast.AST, object]]:
+        """Every (node, fact) pair recorded."""
+        return list(self._entries.values())
+
 
 def statement_lists(node: ast.AST):
     """Every statement list (bodies and else branches) inside ``node``, outermost first."""

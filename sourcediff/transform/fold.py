@@ -123,8 +123,9 @@ class _Summaries:
 
 
 class _Liveness:
-    """Names live after each statement, recomputed on demand after a copy is propagated
-    (which adds reads of the copy's source; folding only moves reads up to their use)."""
+    """Names live after each statement, computed once per round and on demand for a
+    statement made since; a copy propagated adds reads of its source (``renamed``),
+    folding only moves reads up to their use."""
 
     def __init__(self, function: ast.FunctionDef):
         self.function = function
@@ -140,8 +141,13 @@ class _Liveness:
     def everything(self) -> set[str]:
         return {n.id for n in ast.walk(self.function) if isinstance(n, ast.Name)}
 
-    def invalidate(self) -> None:
-        self.after = None
+    def renamed(self, name: str, source: str) -> None:
+        """After the reads of ``name`` became reads of ``source`` (a copy propagated):
+        ``source`` is live wherever ``name`` was. An over-approximation, which can only
+        hold a fold back, instead of a new analysis of the whole function per copy."""
+        for stmt, live in self.after.items() if self.after is not None else ():
+            if name in live:
+                self.after[stmt] = live | {source}
 
 
 def _rewrite_at(stmts, index: int, counts: _Counts, liveness, summaries) -> bool:
@@ -161,7 +167,7 @@ def _rewrite_at(stmts, index: int, counts: _Counts, liveness, summaries) -> bool
             counts.reads[source] -= 1
             return True
         if counts.binds[name] == 1 and _propagate_copy(stmts, index, name, source, counts):
-            liveness.invalidate()
+            liveness.renamed(name, source)
             return True
         return False
     if not is_pure(stmt.value):
