@@ -79,7 +79,7 @@ class _Custom:
         functions = [self.func, *self.rule_functions().values()]
         return [inspect.getsource(f) for f in functions]
 
-    def refuse_argument_writes(self) -> None:
+    def refuse_writes(self) -> None:
         """Refuse the function or a rule function that writes into its arguments: the
         generated code calls them as opaque functions (see ``custom_writes``)."""
         refuse_argument_writes(self.func, f"the sd.{self.kind} function")
@@ -115,7 +115,7 @@ class CustomVJP(_Custom):
 
     def rule(self) -> Rule:
         """The table row: adjoints from ``bwd``, residuals recomputed by ``fwd``."""
-        self.refuse_argument_writes()
+        self.refuse_writes()
         args = ", ".join(self.params)
         residuals = f"{self.fwd.__name__}({args})[1]"
         count = len(self.params)
@@ -152,7 +152,7 @@ class CustomJVP(_Custom):
 
     def rule(self) -> Rule:
         """The table row: tangents from the rule, one argument's tangent at a time."""
-        self.refuse_argument_writes()
+        self.refuse_writes()
         primals = "".join(f"{p}, " for p in self.params)
 
         def along(k: int, direction: str) -> str:

@@ -1,11 +1,14 @@
-"""Refusal of custom-rule functions that write into their arguments.
+r"""Refusal of custom-rule functions that write into their arguments.
 
 A ``sd.custom_vjp`` or ``sd.custom_jvp`` function (and its ``fwd``, ``bwd`` or
 ``jvp`` rule) is called from the generated code as an opaque function: the
 derivative's analyses never see its body, so a write into an argument would be
 missed twice over. The caller's array would not show it (only the arrays the
 user's function writes are written back), and the reverse sweep would run the
-rule on the changed values. Such functions are refused at their line:
+rule on the changed values. Such functions are refused at their line. The scan
+follows the arrays the parameters hold through names, views (slices, ``.T``,
+``np.reshape``, ``np.asarray``, rows of a loop), names unpacked from residual
+tuples, and into the Python or ``@numba.njit`` helpers they are passed to:
 
     >>> import textwrap
     >>> src = textwrap.dedent('''
@@ -17,6 +20,9 @@ rule on the changed values. Such functions are refused at their line:
     >>> write = argument_write(ast.parse(src).body[0])
     >>> write.lineno, ast.unparse(write)
     (4, 'y *= w')
+
+It is a syntactic scan: ``x *= 2.0`` on a parameter, or on a name unpacked from a
+residual tuple, is refused even where it holds a float (write ``x = x * 2.0``).
 """
 
 from __future__ import annotations
@@ -25,73 +31,98 @@ import ast
 import inspect
 import textwrap
 
+import numpy as np
+
 from .errors import UnsupportedSyntaxError
 
-# Methods that return a view of their array (a write through it is a write into it).
-VIEW_METHODS = {"reshape", "ravel", "view", "transpose", "swapaxes", "squeeze", "T"}
+# Attributes, methods and NumPy functions whose result may share the array's memory.
+VIEW_ATTRIBUTES = {"T", "flat", "real", "imag", "mT"}
+VIEW_METHODS = {"reshape", "ravel", "view", "transpose", "swapaxes", "squeeze"}
+VIEW_FUNCTIONS = {"asarray", "asanyarray", "ascontiguousarray", "asfortranarray", "reshape"}
+VIEW_FUNCTIONS |= {"ravel", "transpose", "swapaxes", "moveaxis", "squeeze", "expand_dims"}
+VIEW_FUNCTIONS |= {"atleast_1d", "atleast_2d", "atleast_3d", "diagonal", "flip"}
 # Methods and functions that write into their first argument.
-WRITING_METHODS = {"fill", "sort", "put", "itemset", "resize", "partition"}
-WRITING_FUNCTIONS = {"copyto", "put", "place", "putmask", "fill_diagonal"}
+WRITING_METHODS = {"fill", "sort", "put", "itemset", "resize", "partition", "setfield"}
+WRITING_FUNCTIONS = {"copyto", "put", "place", "putmask", "fill_diagonal", "shuffle"}
+WRITING_FUNCTIONS |= {"put_along_axis"}
+HELPER_DEPTH = 4  # helpers followed, nested
 
 
 def refuse_argument_writes(func, what: str) -> None:
-    """Raise a ``SourceDiffError`` at the line where ``func`` (a custom function or
-    rule, described by ``what``) writes into one of its arguments."""
-    try:
-        lines, first = inspect.getsourcelines(func)
-    except (OSError, TypeError):
-        return  # no source: Numba compiles it as it is; nothing to read
-    node = ast.parse(textwrap.dedent("".join(lines))).body[0]
-    write = argument_write(node) if isinstance(node, ast.FunctionDef) else None
-    if write is not None:
+    """Raise an ``UnsupportedSyntaxError`` at the line where ``func`` (a custom
+    function or rule, described by ``what``) or a helper it passes an argument to
+    writes into one of its arguments."""
+    found = _write_in(func, None, HELPER_DEPTH)
+    if found is not None:
+        function, write, first = found
         raise UnsupportedSyntaxError(
-            f"{what} '{func.__name__}' writes into its argument: sourcediff calls it as "
-            "an opaque function and cannot see the write; write into a copy (np.copy)",
-            inspect.getsourcefile(func) or "<unknown>",
+            f"{what} '{func.__name__}' writes into its argument: sourcediff calls it as an "
+            "opaque function and cannot see the write; write into a copy (np.copy), and "
+            "'x = x * c' instead of 'x *= c'",
+            inspect.getsourcefile(function) or "<unknown>",
             first + write.lineno - 1,
         )
 
 
-def argument_write(function: ast.FunctionDef) -> ast.stmt | ast.expr | None:
+def _write_in(func, held_params, depth: int):
+    """``(function, write, first line)`` of the first write into an argument in ``func``
+    (an njit dispatcher is read through its Python function), or None."""
+    func = getattr(func, "py_func", func)
+    try:
+        lines, first = inspect.getsourcelines(func)
+    except (OSError, TypeError):
+        return None  # no source: nothing to read
+    node = ast.parse(textwrap.dedent("".join(lines))).body[0]
+    if not isinstance(node, ast.FunctionDef):
+        return None
+    scope = getattr(func, "__globals__", {})
+    write = argument_write(node, held_params, lambda name: scope.get(name), depth)
+    return None if write is None else (func, write, first)
+
+
+def argument_write(function: ast.FunctionDef, held_params=None, resolve=None, depth=0):
     """The first statement or call of ``function`` that writes into an array its
-    parameters hold, directly, through a view, or through a name unpacked from them.
-    ``x *= 2`` on a parameter or a slice of one counts: for an array it writes in place.
-    A parameter rebound at the top level (``x = x * 2.0``) no longer holds the argument."""
-    held = {a.arg for a in function.args.args}
-    views = set(held)
+    parameters (or those named in ``held_params``) hold. ``resolve`` maps a called
+    name to a function, whose body is then scanned too (``depth`` levels)."""
+    params = [a.arg for a in function.args.args]
+    views = set(params) if held_params is None else set(held_params)
+    held = set(views)
     for statement in function.body:
-        held = _held_names(statement, held)
-        views = _view_names(statement, held, views)
-        write = _first_write(statement, held, views)
+        views, held = _held_names(statement, views, False), _held_names(statement, held, True)
+        write = _first_write(statement, views, held, (resolve, depth))
         if write is not None:
             return write
         if isinstance(statement, ast.Assign) and not _rooted(statement.value, held):
             rebound = {n for t in statement.targets for n in _bound_names(t)}
-            held, views = held - rebound, views - rebound
+            views, held = views - rebound, held - rebound
     return None
 
 
-def _first_write(statement: ast.stmt, held: set[str], views: set[str]):
+def _first_write(statement: ast.stmt, views: set[str], held: set[str], helpers: tuple):
+    """The first write in ``statement`` into what ``held`` names may hold; ``x *= c``
+    counts for the names that hold (views of) the arrays themselves, ``views``."""
     for node in ast.walk(statement):
         if isinstance(node, ast.Assign) and any(_writes_into(t, held) for t in node.targets):
             return node
         if isinstance(node, ast.AugAssign | ast.AnnAssign) and _writes_into(node.target, held):
             return node
-        if isinstance(node, ast.AugAssign) and _is_name(node.target) and node.target.id in views:
-            return node
-        if isinstance(node, ast.Call) and _writing_call(node, held):
+        if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+            if node.target.id in views:
+                return node  # in place for an array
+        if isinstance(node, ast.Call) and _writing_call(node, held, *helpers):
             return node
     return None
 
 
-def _held_names(statement: ast.stmt, held: set[str]) -> set[str]:
-    """``held`` and every name ``statement`` binds to (a view of, or an element of)
-    what they hold, to a fixed point: the order inside a loop does not matter."""
+def _held_names(statement: ast.stmt, held: set[str], elements: bool) -> set[str]:
+    """``held`` and every name ``statement`` binds to what they hold, to a fixed point
+    (the order inside a loop does not matter): a view, a name unpacked from a tuple, a
+    loop's row, and with ``elements`` one element (``s = x[0]``: a float, or a row)."""
     held = set(held)
     while True:
         before = len(held)
         for node in ast.walk(statement):
-            if isinstance(node, ast.Assign) and _rooted(node.value, held):
+            if isinstance(node, ast.Assign) and _rooted(node.value, held, elements):
                 held |= {n for t in node.targets for n in _bound_names(t)}
             elif isinstance(node, ast.For) and _rooted(node.iter, held):
                 held |= _bound_names(node.target)
@@ -99,31 +130,45 @@ def _held_names(statement: ast.stmt, held: set[str]) -> set[str]:
             return held
 
 
-def _view_names(statement: ast.stmt, held: set[str], views: set[str]) -> set[str]:
-    """``views`` and the names ``statement`` binds to a slice or a view of what a held
-    name holds: surely arrays (``row = x[0]`` is not one: for a vector it is a float)."""
-    views = set(views)
-    while True:
-        before = len(views)
-        for node in ast.walk(statement):
-            if isinstance(node, ast.Assign) and len(node.targets) == 1:
-                if _is_name(node.targets[0]) and _view_of(node.value, held, views):
-                    views.add(node.targets[0].id)
-        if len(views) == before:
-            return views
-
-
-def _view_of(expr: ast.expr, held: set[str], views: set[str]) -> bool:
+def _rooted(expr: ast.expr, held: set[str], elements: bool = True) -> bool:
+    """Whether ``expr`` may be (a view of) an array a held name holds; with
+    ``elements`` False, one element of it (``x[0]``, ``x[i, j]``) does not count."""
     if isinstance(expr, ast.Name):
-        return expr.id in views
+        return expr.id in held
     if isinstance(expr, ast.Subscript):
-        sliced = any(isinstance(n, ast.Slice) for n in ast.walk(expr.slice))
-        return sliced and _rooted(expr.value, held)
+        return (elements or _sliced(expr)) and _rooted(expr.value, held)
+    if isinstance(expr, ast.Starred):
+        return _rooted(expr.value, held)
     if isinstance(expr, ast.Attribute):
-        return expr.attr in VIEW_METHODS and _rooted(expr.value, held)
+        return expr.attr in VIEW_ATTRIBUTES and _rooted(expr.value, held)
+    if isinstance(expr, ast.IfExp):
+        return _rooted(expr.body, held, elements) or _rooted(expr.orelse, held, elements)
+    if isinstance(expr, ast.Tuple | ast.List):
+        return any(_rooted(e, held) for e in expr.elts)
     if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute):
-        return expr.func.attr in VIEW_METHODS and _rooted(expr.func.value, held)
+        if expr.func.attr in VIEW_METHODS and _rooted(expr.func.value, held):
+            return True
+        return expr.func.attr in VIEW_FUNCTIONS and bool(expr.args) and _rooted(expr.args[0], held)
     return False
+
+
+def _sliced(subscript: ast.Subscript) -> bool:
+    """Whether a subscript may keep dimensions: a slice, ``...`` or ``None`` in it."""
+    index = subscript.slice
+    parts = index.elts if isinstance(index, ast.Tuple) else [index]
+    return any(
+        isinstance(p, ast.Slice) or (isinstance(p, ast.Constant) and p.value in (Ellipsis, None))
+        for p in parts
+    )
+
+
+def _writes_into(target: ast.expr, held: set[str]) -> bool:
+    """Whether assigning to ``target`` writes into a held array."""
+    if isinstance(target, ast.Subscript):
+        return _rooted(target.value, held)
+    if isinstance(target, ast.Tuple | ast.List):
+        return any(_writes_into(t, held) for t in target.elts)
+    return isinstance(target, ast.Starred) and _writes_into(target.value, held)
 
 
 def _bound_names(target: ast.expr) -> set[str]:
@@ -135,42 +180,37 @@ def _bound_names(target: ast.expr) -> set[str]:
     return _bound_names(target.value) if isinstance(target, ast.Starred) else set()
 
 
-def _is_name(node: ast.AST) -> bool:
-    return isinstance(node, ast.Name)
+def _writing_call(call: ast.Call, held: set[str], resolve, depth: int) -> bool:
+    """``x.fill(..)``, ``np.copyto(x, ..)``, ``out=x``, a ufunc's output argument, or a
+    helper (``resolve``) writing into the parameters it is passed held arrays as."""
+    func, name = call.func, _called_name(call.func)
+    if isinstance(func, ast.Attribute) and name in WRITING_METHODS and _rooted(func.value, held):
+        return True
+    if name in WRITING_FUNCTIONS and call.args and _rooted(call.args[0], held):
+        return True
+    if any(k.arg == "out" and _rooted(k.value, held) for k in call.keywords):
+        return True
+    ufunc = getattr(np, name, None) if isinstance(func, ast.Attribute) else None
+    if isinstance(ufunc, np.ufunc) and any(_rooted(a, held) for a in call.args[ufunc.nin :]):
+        return True
+    return _helper_writes(call, held, resolve, depth)
 
 
-def _rooted(expr: ast.expr, held: set[str]) -> bool:
-    """Whether ``expr`` may be (a view of) an array a held name holds."""
-    if isinstance(expr, ast.Name):
-        return expr.id in held
-    if isinstance(expr, ast.Subscript | ast.Starred):
-        return _rooted(expr.value, held)
-    if isinstance(expr, ast.Attribute):
-        return expr.attr in VIEW_METHODS and _rooted(expr.value, held)
-    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute):
-        return expr.func.attr in VIEW_METHODS and _rooted(expr.func.value, held)
-    if isinstance(expr, ast.Tuple | ast.List):
-        return any(_rooted(e, held) for e in expr.elts)
-    return False
+def _helper_writes(call: ast.Call, held: set[str], resolve, depth: int) -> bool:
+    """Whether the helper ``call`` names writes into a parameter given a held array."""
+    if resolve is None or depth <= 0 or not isinstance(call.func, ast.Name):
+        return False
+    helper = resolve(call.func.id)
+    target = getattr(helper, "py_func", helper)
+    if not inspect.isfunction(target):
+        return False
+    params = list(inspect.signature(target).parameters)
+    given = {params[k] for k, a in enumerate(call.args[: len(params)]) if _rooted(a, held)}
+    given |= {k.arg for k in call.keywords if k.arg in params and _rooted(k.value, held)}
+    return bool(given) and _write_in(target, given, depth - 1) is not None
 
 
-def _writes_into(target: ast.expr, held: set[str]) -> bool:
-    """Whether assigning to ``target`` writes into a held array."""
-    if isinstance(target, ast.Subscript):
-        return _rooted(target.value, held)
-    if isinstance(target, ast.Tuple | ast.List | ast.Starred):
-        elements = target.elts if not isinstance(target, ast.Starred) else [target.value]
-        return any(_writes_into(t, held) for t in elements)
-    return False
-
-
-def _writing_call(call: ast.Call, held: set[str]) -> bool:
-    """``x.fill(..)``, ``np.copyto(x, ..)`` or ``out=x`` on a held array."""
-    func = call.func
-    if isinstance(func, ast.Attribute) and func.attr in WRITING_METHODS:
-        if _rooted(func.value, held):
-            return True
-    if isinstance(func, ast.Attribute) and func.attr in WRITING_FUNCTIONS and call.args:
-        if _rooted(call.args[0], held):
-            return True
-    return any(k.arg == "out" and _rooted(k.value, held) for k in call.keywords)
+def _called_name(func: ast.expr) -> str:
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    return func.id if isinstance(func, ast.Name) else ""

@@ -211,12 +211,8 @@ class Specializer:
         for k in self.written_positions() if written is None else written:
             for j, other in enumerate(args):
                 if j != k and isinstance(other, np.ndarray) and np.shares_memory(args[k], other):
-                    raise self.shared_memory_error(k, self.argument_name(j))
+                    raise shared_memory_error(self.parsed, self.params[k], self.argument_name(j))
             refuse_baked_arrays(self.parsed, self.params[k], args[k], self.module_arrays)
-
-    def shared_memory_error(self, position: int, other: str) -> ArgumentError:
-        """The refusal of a written argument that shares memory with ``other``."""
-        return shared_memory_error(self.parsed, self.params[position], other)
 
     def argument_error(self, message: str) -> ArgumentError:
         """A refusal of the arguments, located at the user's function."""

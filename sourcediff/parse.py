@@ -133,12 +133,20 @@ class ParsedFunction:
     def module_arrays(self) -> dict[str, object]:
         """The module-level arrays the tree reads, by name: baked into the generated module
         as constants, so a call must not pass one as an array the function writes."""
-        return {
+        arrays = {
             name: resolved.value
             for fn in self.call_tree()
             for name, resolved in fn.names.items()
             if resolved.kind == "constant" and _is_constant_array(resolved.value)
         }
+        for custom in self.customs().values():  # compiled by Numba: globals are constants
+            for function in [custom.func, *custom.rule_functions().values()]:
+                function = getattr(function, "py_func", function)
+                scope = getattr(function, "__globals__", {})
+                for name in getattr(getattr(function, "__code__", None), "co_names", ()):
+                    if isinstance(scope.get(name), np.ndarray):
+                        arrays[name] = scope[name]
+        return arrays
 
     def customs(self) -> dict[str, object]:
         """The functions with user derivative rules (``sd.custom_vjp``...) the tree calls."""

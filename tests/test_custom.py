@@ -5,6 +5,7 @@ which the rule must agree with where the function is smooth), compiled and
 as Python, under every policy, called directly, through helpers and in loops.
 """
 
+import ast
 import math
 
 import custom_rules as c
@@ -96,8 +97,12 @@ def test_the_rule_source_is_part_of_the_cache_key():
 
 @pytest.mark.parametrize(
     ("caller", "args", "line"),
-    [(c.calls_bumped, (np.ones(2), 0.5), 155), (c.calls_tail_norm, (np.ones(3),), 190)],
-    ids=["function", "rule through a view of a residual"],
+    [
+        (c.calls_bumped, (np.ones(2), 0.5), 155),
+        (c.calls_tail_norm, (np.ones(3),), 190),
+        (c.calls_unit_norm, (np.ones(3),), 215),
+    ],
+    ids=["function", "rule through a view of a residual", "rule through an njit helper"],
 )
 def test_a_custom_function_or_rule_writing_into_its_argument_is_refused(caller, args, line):
     x = args[0].copy()
@@ -105,6 +110,29 @@ def test_a_custom_function_or_rule_writing_into_its_argument_is_refused(caller, 
         sd.grad(caller, jit=False)(*args)
     assert f"custom_rules.py:{line}" in str(info.value)
     np.testing.assert_array_equal(args[0], x)  # refused before anything ran
+
+
+WRITES = {
+    "unpacked residual": "def bwd(res, g):\n    x, y = res\n    x *= g / y\n    return (x,)",
+    "row of a loop": "def f(m):\n    for row in m:\n        row *= 2.0\n    return m[0, 0]",
+    "np.asarray alias": "def f(x):\n    y = np.asarray(x)\n    y[0] = 1.0\n    return y[0]",
+    "np.reshape view": "def f(x):\n    y = np.reshape(x, (2, 2))\n    y[0, 0] = 1.0",
+    "ufunc output": "def f(x):\n    np.multiply(x, 2.0, x)\n    return x[0]",
+    "out=": "def f(x):\n    np.exp(x, out=x)\n    return x[0]",
+    "copyto": "def f(x, y):\n    np.copyto(x, y)\n    return x[0]",
+    "flat": "def f(x):\n    x.flat[0] = 1.0\n    return x[0]",
+    "conditional alias": "def f(x, c):\n    y = x if c > 0 else x\n    y[0] = 1.0\n    return 0.0",
+    "ellipsis view": "def f(x):\n    y = x[...]\n    y *= 2.0\n    return y[0]",
+    "element of a residual": "def bwd(res, g):\n    x = res[0]\n    x[0] = g\n    return (x,)",
+    "fill": "def f(x):\n    x.fill(0.0)\n    return 0.0",
+}
+
+
+@pytest.mark.parametrize("source", WRITES.values(), ids=WRITES.keys())
+def test_the_scan_finds_writes_through_views_aliases_and_calls(source):
+    from sourcediff.custom_writes import argument_write
+
+    assert argument_write(ast.parse(source).body[0]) is not None
 
 
 def test_writes_into_new_arrays_and_rebound_parameters_are_not_refused():
@@ -131,7 +159,6 @@ def test_writes_into_new_arrays_and_rebound_parameters_are_not_refused():
 
 
 def _function_node(function):
-    import ast
     import inspect
     import textwrap
 

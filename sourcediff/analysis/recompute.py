@@ -73,11 +73,7 @@ def choose_recomputed(
         unstable = [
             name
             for name in chosen
-            if name in needed
-            and (
-                len(_chain(name, chosen)) > LONGEST_CHAIN
-                or not _chain_stable(name, chosen, positions, reads, temps)
-            )
+            if name in needed and not _worth_recomputing(name, chosen, positions, reads, temps)
         ]
         if not unstable:
             return chosen
@@ -89,6 +85,14 @@ def choose_recomputed(
 # it back stored: an RK4 step's stages (chains of up to 50 definitions through x, y, z)
 # measured 62-76 us recomputed against 58 stored.
 LONGEST_CHAIN = 8
+
+
+def _worth_recomputing(name: str, chosen: dict, positions: dict, reads, temps) -> bool:
+    """Whether recomputing ``name`` gives its value, re-running at most ``LONGEST_CHAIN``
+    definitions."""
+    if len(_chain(name, chosen)) > LONGEST_CHAIN:
+        return False
+    return _chain_stable(name, chosen, positions, reads, temps)
 
 
 def _chain_stable(name: str, chosen: dict, positions: dict, reads, temps) -> bool:
