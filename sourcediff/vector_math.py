@@ -4,9 +4,10 @@ and ``np.tanh`` in functions whose floats are all float64.
 Numba compiles NumPy's ``exp`` and ``tanh`` to calls into the C library, one element
 at a time: 8192 ``tanh`` take 125-200 µs here, where XLA's vectorized code takes 19.
 The functions below are the same mathematics in plain arithmetic (a Cody-Waite range
-reduction, a degree-13 polynomial, the power of two built from its bits), compiled
-once per machine as NumPy ufuncs (``numba.vectorize``), which Numba calls from compiled
-code as it calls its own, at the same compile cost: 40-45 µs for those 8192 ``tanh``.
+reduction, a degree-13 polynomial, the power of two built from its bits), made into
+NumPy ufuncs (``numba.vectorize``, compiled for the types they are called with and
+cached), which Numba calls from compiled code as it calls its own: 40-45 µs for those
+8192 ``tanh``.
 They agree with the C library to 1 (``exp``) and 3 (``tanh``) units in the last place,
 special values exactly (tests/test_vector_math.py); the derivative rules read the
 value they return (``1 - out * out``), so the gradient is that of the function
@@ -141,10 +142,10 @@ KERNELS = {"exp": _exp_scalar, "tanh": _tanh_scalar}
 
 
 def __getattr__(name: str):
-    """``exp`` and ``tanh``, made on first use (loading them from Numba's cache takes
-    a second, which a process that never calls them should not pay)."""
+    """``exp`` and ``tanh``, made on first use: a process that never calls them does not
+    load Numba's ufunc machinery."""
     if name not in KERNELS:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    ufunc = numba.vectorize(["float64(float64)"], cache=True)(KERNELS[name])
+    ufunc = numba.vectorize(cache=True)(KERNELS[name])
     globals()[name] = ufunc  # the cache: later lookups find the module attribute
     return ufunc
