@@ -176,18 +176,17 @@ def calls_bumped(x, s):
 
 @sd.custom_vjp
 def tail_norm(x):
-    return math.sqrt(x[1] * x[1] + x[2] * x[2])
+    return np.sum(x[1:] * x[1:])
 
 
 def tail_norm_fwd(x):
-    y = math.sqrt(x[1] * x[1] + x[2] * x[2])
-    return y, (x, y)
+    return np.sum(x[1:] * x[1:]), (x, 2.0)
 
 
 def tail_norm_bwd(res, g):
-    x, y = res
+    x, two = res
     tail = x[1:]
-    tail *= g / y  # scales the residual x: the caller's array
+    tail *= two * g  # scales the residual x: the caller's array
     return (x,)
 
 

@@ -99,8 +99,8 @@ def test_the_rule_source_is_part_of_the_cache_key():
     ("caller", "args", "line"),
     [
         (c.calls_bumped, (np.ones(2), 0.5), 155),
-        (c.calls_tail_norm, (np.ones(3),), 190),
-        (c.calls_unit_norm, (np.ones(3),), 215),
+        (c.calls_tail_norm, (np.ones(3),), 189),
+        (c.calls_unit_norm, (np.ones(3),), 214),
     ],
     ids=["function", "rule through a view of a residual", "rule through an njit helper"],
 )
