@@ -26,6 +26,7 @@ from .dispatch import (
     shaped_like,
     tangent_function,
     unpickle_with_sources,
+    written_positions,
 )
 from .drivers import (
     SecondOrder,
@@ -261,8 +262,7 @@ class _Jit:
         self.parsed = pipeline.parse(func)
         self.signature = inspect.signature(func)
         self.layout = ArgumentLayout(list(self.signature.parameters), self.parsed.dict_params)
-        self._module_arrays = self.parsed.module_arrays()  # compared with written arguments
-        self._compiled, self._written = None, []
+        self._compiled, self._baked = None, ()
         functools.update_wrapper(self, func)
 
     def __reduce__(self):
@@ -275,8 +275,11 @@ class _Jit:
         if self._compiled is None:
             built = pipeline.build_primal_module(self.parsed, self.fastmath)
             self._compiled = pipeline.load(built, built.primal, True)
+            # Written arguments must not share memory with the module arrays baked in.
+            arrays = self.parsed.module_arrays()
             params = [a.arg for a in self.parsed.node.args.args]
-            self._written = [(k, p) for k, p in enumerate(params) if p in built.written]
+            written = written_positions(params, built) if arrays else []
+            self._baked = tuple((k, params[k], arrays) for k in written)
         return self._compiled
 
     def __call__(self, *args, **kwargs):
@@ -286,8 +289,8 @@ class _Jit:
             bound.apply_defaults()
             args = bound.args
         args = self.layout.expand(tuple(args))
-        for k, param in self._written if self._module_arrays else ():
-            refuse_baked_arrays(self.parsed, param, args[k], self._module_arrays)
+        for k, param, arrays in self._baked:
+            refuse_baked_arrays(self.parsed, param, args[k], arrays)
         return self._compiled(*args)
 
 

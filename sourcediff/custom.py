@@ -104,6 +104,7 @@ class CustomVJP(_Custom):
 
     def defvjp(self, fwd, bwd) -> CustomVJP:
         """Attach ``fwd(*args) -> (out, residuals)`` and ``bwd(residuals, g) -> cotangents``."""
+        _refuse_lambdas(fwd, bwd)
         self.fwd, self.bwd = fwd, bwd
         self.jitable = {}
         return self
@@ -141,6 +142,7 @@ class CustomJVP(_Custom):
 
     def defjvp(self, jvp) -> CustomJVP:
         """Attach ``jvp(primals, tangents) -> (out, tangent_out)``."""
+        _refuse_lambdas(jvp)
         self.jvp = jvp
         self.jitable = {}
         return self
@@ -168,6 +170,13 @@ class CustomJVP(_Custom):
             scalar_adjoints_only=f"'{self.__name__}' has only a custom_jvp rule, which reverse "
             "mode uses for float arguments only; give it a sd.custom_vjp rule for arrays",
         )
+
+
+def _refuse_lambdas(*rules) -> None:
+    """Rules are called by name from the generated code: a lambda has none."""
+    for rule in rules:
+        if getattr(rule, "__name__", "") == "<lambda>":
+            raise ArgumentError("a custom rule must be a function defined with def, not a lambda")
 
 
 def custom_vjp(func) -> CustomVJP:

@@ -56,7 +56,6 @@ class Specializer:
         self.policy = check_policy(policy)
         self.jit = jit
         self.parsed = pipeline.parse(func)
-        self.module_arrays = self.parsed.module_arrays()  # compared with written arguments
         self.params = [a.arg for a in self.parsed.node.args.args]  # dicts flattened
         self.signature = inspect.signature(func)
         self.layout = ArgumentLayout(list(self.signature.parameters), self.parsed.dict_params)
@@ -201,8 +200,13 @@ class Specializer:
     def written_positions(self, built=None) -> list[int]:
         """The positions of the array parameters the function writes into, as the module
         ``built`` (by default the primal's) finds them."""
-        built = built or self.primal_module()[0]
-        return [k for k, p in enumerate(self.params) if p in built.written]
+        return written_positions(self.params, built or self.primal_module()[0])
+
+    @functools.cached_property
+    def module_arrays(self) -> dict:
+        """The module-level arrays baked into the generated code (at the first call, when
+        the custom rules it reads are defined)."""
+        return self.parsed.module_arrays()
 
     def refuse_shared_memory(self, args: tuple, written=None) -> None:
         """An argument sharing memory with an array the function writes (at ``written``,
@@ -216,7 +220,7 @@ class Specializer:
 
     def argument_error(self, message: str) -> ArgumentError:
         """A refusal of the arguments, located at the user's function."""
-        return ArgumentError(message, self.parsed.filename, self.parsed.node.lineno)
+        return argument_error(self.parsed, message)
 
     def argument_name(self, position: int) -> str:
         """A parameter's name, or the cotangent or tangent that follows the parameters."""
@@ -377,12 +381,21 @@ def refuse_baked_arrays(parsed, param: str, value, arrays: dict) -> None:
 
 def shared_memory_error(parsed, param: str, other: str) -> ArgumentError:
     """The refusal of the written argument ``param``, sharing memory with ``other``."""
-    return ArgumentError(
+    return argument_error(
+        parsed,
         f"'{param}' shares memory with {other}, and '{parsed.name}' writes into "
         f"'{param}': pass a copy (np.copy) so the derivative sees what the function reads",
-        parsed.filename,
-        parsed.node.lineno,
     )
+
+
+def argument_error(parsed, message: str) -> ArgumentError:
+    """A refusal of the arguments, located at the user's function ``parsed``."""
+    return ArgumentError(message, parsed.filename, parsed.node.lineno)
+
+
+def written_positions(params: list[str], built) -> list[int]:
+    """The positions among ``params`` of the arrays the module ``built`` writes into."""
+    return [k for k, p in enumerate(params) if p in built.written]
 
 
 def write_back(given: tuple, ordered: tuple, written) -> None:

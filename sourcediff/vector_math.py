@@ -51,17 +51,24 @@ def with_vector_math(function: ast.FunctionDef, dtypes: dict[str, str]) -> ast.F
     module's ufuncs, when ``dtypes`` (of the function's variables) holds no float but
     float64 (the ufuncs have float64 loops only) and the function has no name of its
     own spelled ``exp`` or ``tanh``."""
-    function = copy.deepcopy(function)
     if any(d.startswith(("float", "complex")) and d != "float64" for d in dtypes.values()):
         return function
     taken = {n.id for n in ast.walk(function) if isinstance(n, ast.Name)}
+    if not any(_rewritten(node, taken) for node in ast.walk(function)):
+        return function  # most functions: no copy
+    function = copy.deepcopy(function)
     for node in ast.walk(function):
-        if not isinstance(node, ast.Call) or len(node.args) != 1 or node.keywords:
-            continue
-        name = REWRITTEN.get(_dotted(node.func), "")
-        if name and name not in taken:
+        if name := _rewritten(node, taken):
             node.func = ast.Name(name, ast.Load())
     return function
+
+
+def _rewritten(node: ast.AST, taken: set[str]) -> str:
+    """The ufunc a call ``node`` becomes, or ''."""
+    if not isinstance(node, ast.Call) or len(node.args) != 1 or node.keywords:
+        return ""
+    name = REWRITTEN.get(_dotted(node.func), "")
+    return name if name not in taken else ""
 
 
 def _dotted(func: ast.expr) -> str:

@@ -163,3 +163,27 @@ def _function_node(function):
     import textwrap
 
     return ast.parse(textwrap.dedent(inspect.getsource(function))).body[0]
+
+
+def test_a_rule_defined_after_the_transformation_is_taken_is_used():
+    @sd.custom_vjp
+    def halved(x):
+        return 0.5 * x
+
+    def calls_halved(x):
+        return halved(x) * x
+
+    def halved_fwd(x):
+        return 0.5 * x, x
+
+    def halved_bwd(res, g):
+        return (0.5 * g,)
+
+    df = sd.grad(calls_halved, jit=False)  # before the rule exists, as with a decorator
+    halved.defvjp(halved_fwd, halved_bwd)
+    assert df(3.0) == pytest.approx(3.0)
+
+
+def test_a_lambda_as_a_rule_is_refused_clearly():
+    with pytest.raises(sd.ArgumentError, match="def"):
+        c.safe_norm.defvjp(lambda x: (x, x), c.safe_norm_bwd)

@@ -90,18 +90,20 @@ LONGEST_CHAIN = 8
 def _worth_recomputing(name: str, chosen: dict, positions: dict, reads, temps) -> bool:
     """Whether recomputing ``name`` gives its value, re-running at most ``LONGEST_CHAIN``
     definitions."""
-    if len(_chain(name, chosen)) > LONGEST_CHAIN:
+    chain = _chain(name, chosen)
+    if len(chain) > LONGEST_CHAIN:
         return False
-    return _chain_stable(name, chosen, positions, reads, temps)
+    return _chain_stable(name, chain, chosen, positions, (reads, temps))
 
 
-def _chain_stable(name: str, chosen: dict, positions: dict, reads, temps) -> bool:
+def _chain_stable(name: str, chain: set[str], chosen: dict, positions: dict, facts) -> bool:
     """Whether recomputing ``name`` where the reverse sweep reads it gives its value: the
-    operands of every definition it re-runs are unchanged from the first of them (in its
-    block) to ``name``'s last use. A re-run variable of the user's defined in another
-    block is not followed: unstable."""
+    operands of every definition it re-runs (``chain``) are unchanged from the first of
+    them (in its block) to ``name``'s last use. A re-run variable of the user's defined in
+    another block is not followed: unstable. ``facts``: (reads, temporaries)."""
+    reads, temps = facts
     block, start = positions[name]
-    for member in _chain(name, chosen):
+    for member in chain:
         member_block, index = positions[member]
         if member_block is block and index < start:
             start = index
