@@ -18,6 +18,8 @@ from sourcediff.transform.first_arrays import bind_first_contributions
 from sourcediff.transform.fold import fold_temporaries
 from sourcediff.transform.forwarding import forward_array_adjoints
 from sourcediff.transform.optimize import optimize
+from sourcediff.transform.stack_moves import merge_stack_moves
+from sourcediff.transform.trip_counts import replay_invariant_ranges
 from sourcediff.transform.zeros import assign_first_contributions
 
 
@@ -503,3 +505,90 @@ def test_pairwise_increments_against_central_differences(policy, jit, monkeypatc
         monkeypatch.setenv("SOURCEDIFF_VERIFY", "1")
     x = np.array([0.3, -0.8, 1.1, 0.05])
     sd.check_grad(pairwise_forces, x, 2, argnums=(0,), policy=policy, jit=jit)
+
+
+def _moves(fn: ast.FunctionDef) -> ast.FunctionDef:
+    """``fn`` with its ``top += k`` / ``top -= k`` marked as record moves, as lowering does."""
+    for node in ast.walk(fn):
+        if isinstance(node, ast.AugAssign) and getattr(node.target, "id", "") == "top":
+            node.record_writes = frozenset({"top"})
+    return fn
+
+
+def test_stack_moves_do_not_merge_across_a_loop_a_branch_or_a_rebinding():
+    fn = _moves(
+        _function(
+            """
+            def f(t, top, a, n):
+                t[top] = a
+                top += 1
+                for i in range(n):
+                    t[top] = a
+                    top += 1
+                t[top] = a
+                top += 1
+                if a > 0.0:
+                    t[top] = a
+                t[top] = a
+                top += 1
+                top = 0
+                t[top] = a
+                top += 1
+                return top
+            """
+        )
+    )
+    before = ast.unparse(fn)
+    assert not merge_stack_moves(fn)
+    assert ast.unparse(fn) == before
+
+
+def test_merged_stack_moves_store_and_read_the_same_slots():
+    source = """
+        def f(t, top, a, b):
+            t[top] = a
+            top += 1
+            b = a * 2.0
+            t[top] = b
+            top += 1
+            t[top] = a + b
+            top += 1
+            top -= 1
+            c = t[top]
+            top -= 1
+            d = t[top]
+            top -= 1
+            return c, d, t[top], top
+        """
+    plain, merged = _moves(_function(source)), _moves(_function(source))
+    assert merge_stack_moves(merged)
+    assert ast.unparse(merged).count("top +=") == 1
+    assert ast.unparse(merged).count("top -=") == 1
+    expected = _run(plain, np.zeros(5), 1, 0.5, 0.0)
+    assert _run(merged, np.zeros(5), 1, 0.5, 0.0) == expected
+
+
+@pytest.mark.parametrize(
+    ("bounds", "rebinding", "kept"),
+    [
+        ("range(1, t)", "", False),  # invariant: the count is dropped
+        ("range(1, t)", "t = t + 1", True),  # its bound rebound: the count stays
+        ("range(0, t, 2)", "", True),  # a step: the reverse range keeps the count
+    ],
+)
+def test_reverse_ranges_read_invariant_bounds_only(bounds, rebinding, kept):
+    fn = _function(
+        f"""
+        def f(x):
+            t = x.shape[0]
+            n_j = len({bounds})
+            for j in {bounds}:
+                x[j] = x[j] * 2.0
+            {rebinding}
+            for j in range(1 + (n_j - 1), 0, -1):
+                x[j] = x[j] + 1.0
+            return x
+        """
+    )
+    replay_invariant_ranges(fn)
+    assert ("n_j - 1" in ast.unparse(fn)) == kept

@@ -28,7 +28,9 @@ Then, once, on the derivative, ``swap_first_contributions`` (first_arrays.py):
 swap ``a_bar, b_bar = (b_bar, a_bar)`` (after the fixed point: a swap binds the two
 names again, which the passes above do not expect of a private buffer). Last,
 ``drop_implied_zeroings`` removes the zeroing of an adjoint whose every element the
-reverse of a fused loop nest zeroed already (kept until then, so the analyses see it).
+reverse of a fused loop nest zeroed already (kept until then, so the analyses see it),
+and ``merge_stack_moves`` (stack_moves.py) moves a tape's pointer once per run of
+pushes or pops instead of once per value.
 
 None of them reorders floating-point operations, so every result is what the
 unoptimized code computes. Before and after, on a reverse sweep's copy chain::
@@ -68,6 +70,8 @@ from .forwarding import forward_array_adjoints
 from .passthrough import pass_through_increments
 from .simplify import tidy_reversed_ranges
 from .slicing import slice_to_result
+from .stack_moves import merge_stack_moves
+from .trip_counts import replay_invariant_ranges
 from .zeros import assign_first_contributions
 
 MAX_ROUNDS = 8  # each round is a fixed point of its own; two or three rounds suffice in practice
@@ -94,6 +98,7 @@ def optimize(
         return function
     if result_only:
         slice_to_result(function)
+    replay_invariant_ranges(function)
     for _ in range(MAX_ROUNDS):
         changed = assign_first_contributions(function)
         changed |= forward_array_adjoints(function)
@@ -110,6 +115,7 @@ def optimize(
     if shapes is not None:
         swap_first_contributions(function, shapes)
     drop_implied_zeroings(function)
+    merge_stack_moves(function)
     return function
 
 

@@ -153,5 +153,6 @@ def _reversed_counted_range(call: ast.expr) -> bool:
     if _const(count.right) != 1 or bounds is None or len(bounds) != 2:
         return False
     start = ast.dump(bounds[0])
-    expected_stop = ast.dump(ast.BinOp(bounds[0], ast.Sub(), ast.Constant(1)))
-    return ast.dump(first.left) == start and ast.dump(stop) == expected_stop
+    expected_stop = ast.BinOp(bounds[0], ast.Sub(), ast.Constant(1))
+    stops = (ast.dump(expected_stop), ast.dump(simplify(expected_stop)))  # ``1 - 1`` is ``0``
+    return ast.dump(first.left) == start and ast.dump(stop) in stops

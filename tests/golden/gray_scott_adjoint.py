@@ -60,7 +60,6 @@ def gray_scott_vjp(u, v, feed, kill, steps, gray_scott_bar):
     u2 = np.empty((0, 0), np.float64)
     v2 = np.empty((0, 0), np.float64)
     # golden_functions.py:78: for _ in range(steps):
-    n_iter = len(range(steps))
     for _ in range(steps):
         # golden_functions.py:83: v = v + 0.08 * lv + uvv - (feed + kill) * v
         t26 = feed + kill
@@ -92,9 +91,7 @@ def gray_scott_vjp(u, v, feed, kill, steps, gray_scott_bar):
     t47 = u.shape[0]
     t48 = u.shape[1]
     t28_sum = 0.0
-    n_j3 = len(range(t47))
     for j3 in range(t47):
-        n_j4 = len(range(t48))
         for j4 in range(t48):
             t49 = v[j3, j4]
             t28_sum = t28_sum + t49 * t49
@@ -106,11 +103,11 @@ def gray_scott_vjp(u, v, feed, kill, steps, gray_scott_bar):
     t26_bar = 0.0
     u2_bar = np.zeros_like(u2)
     v2_bar = np.zeros_like(v2)
-    for j3 in range(n_j3 - 1, -1, -1):
-        for j4 in range(n_j4 - 1, -1, -1):
+    for j3 in range(t47 - 1, -1, -1):
+        for j4 in range(t48 - 1, -1, -1):
             v_bar[j3, j4] += 2.0 * (v[j3, j4] * gray_scott_bar)
     # golden_functions.py:78: for _ in range(steps):
-    for _ in range(n_iter - 1, -1, -1):
+    for _ in range(steps - 1, -1, -1):
         # golden_functions.py:83: v = v + 0.08 * lv + uvv - (feed + kill) * v
         v2_bar, v_bar = (v_bar, v2_bar)
         v = v_refs.pop()

@@ -53,14 +53,11 @@ def heat_vjp(u0, alpha, steps, heat_bar):
     u = np.copy(u0)
     # golden_functions.py:48: v = np.zeros(n)
     v = np.zeros(n)
+    floats_tape = np.empty(len(range(steps)) * len(range(1, n - 1)), np.float64)
     # golden_functions.py:49: for _ in range(steps):
-    n_iter = len(range(steps))
-    floats_tape = np.empty(n_iter * len(range(1, n - 1)), np.float64)
     for _ in range(steps):
         # golden_functions.py:50: for i in range(1, n - 1):
-        t1 = n - 1
-        n_i = len(range(1, t1))
-        for i in range(1, t1):
+        for i in range(1, n - 1):
             # golden_functions.py:51: v[i] = u[i] + alpha * (u[i - 1] - 2.0 * u[i] + u[i + 1])
             t2 = u[i]
             floats_tape[floats_top] = t9
@@ -76,7 +73,6 @@ def heat_vjp(u0, alpha, steps, heat_bar):
     # golden_functions.py:55: return np.sum(u * u)
     t18 = u0.shape[0]
     t16_sum = 0.0
-    n_j = len(range(t18))
     for j in range(t18):
         t19 = u[j]
         t16_sum = t16_sum + t19 * t19
@@ -85,10 +81,12 @@ def heat_vjp(u0, alpha, steps, heat_bar):
     alpha_bar = 0.0
     u_bar = np.zeros_like(u)
     v_bar = np.zeros_like(v)
-    for j in range(n_j - 1, -1, -1):
+    for j in range(t18 - 1, -1, -1):
         u_bar[j] += 2.0 * (u[j] * heat_bar)
     # golden_functions.py:49: for _ in range(steps):
-    for _ in range(n_iter - 1, -1, -1):
+    for _ in range(steps - 1, -1, -1):
+        # golden_functions.py:50: for i in range(1, n - 1):
+        t1 = n - 1
         # golden_functions.py:54: u, v = v, u
         v, u = (u, v)
         v_bar, u_bar = (u_bar, v_bar)
@@ -102,7 +100,7 @@ def heat_vjp(u0, alpha, steps, heat_bar):
         v_bar[0] = 0.0
         u_bar[0] += t12_bar
         # golden_functions.py:50: for i in range(1, n - 1):
-        for i in range(1 + (n_i - 1), 0, -1):
+        for i in range(t1 - 1, 0, -1):
             # golden_functions.py:51: v[i] = u[i] + alpha * (u[i - 1] - 2.0 * u[i] + u[i + 1])
             t11_bar = v_bar[i]
             v_bar[i] = 0.0

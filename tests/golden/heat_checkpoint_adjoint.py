@@ -85,7 +85,6 @@ def heat_vjp(u0, alpha, steps, heat_bar):
     # golden_functions.py:55: return np.sum(u * u)
     t18 = u0.shape[0]
     t16_sum = 0.0
-    n_j = len(range(t18))
     for j in range(t18):
         t19 = u[j]
         t16_sum = t16_sum + t19 * t19
@@ -94,7 +93,7 @@ def heat_vjp(u0, alpha, steps, heat_bar):
     alpha_bar = 0.0
     u_bar = np.zeros_like(u)
     v_bar = np.zeros_like(v)
-    for j in range(n_j - 1, -1, -1):
+    for j in range(t18 - 1, -1, -1):
         u_bar[j] += 2.0 * (u[j] * heat_bar)
     # golden_functions.py:49: for _ in range(steps):
     actions = revolve_actions(n_iter, 4)

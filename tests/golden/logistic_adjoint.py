@@ -33,9 +33,8 @@ def logistic_vjp(k, y0, n, logistic_bar):
     y = y0
     # golden_functions.py:39: dt = 1e-3
     dt = 0.001
+    floats_tape = np.empty(len(range(n)), np.float64)
     # golden_functions.py:40: for _ in range(n):
-    n_iter = len(range(n))
-    floats_tape = np.empty(n_iter, np.float64)
     for _ in range(n):
         floats_tape[floats_top] = y
         floats_top += 1
@@ -45,7 +44,7 @@ def logistic_vjp(k, y0, n, logistic_bar):
     # reverse sweep
     k_bar = 0.0
     y_bar = 2.0 * (y * logistic_bar)
-    for _ in range(n_iter - 1, -1, -1):
+    for _ in range(n - 1, -1, -1):
         # golden_functions.py:41: y = y + dt * k * y * (1.0 - y)
         floats_top -= 1
         y = floats_tape[floats_top]

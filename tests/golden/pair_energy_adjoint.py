@@ -40,27 +40,25 @@ def pair_energy_vjp(x, k, pair_energy_bar):
     n = x.shape[0]
     # golden_functions.py:67: energy = 0.0
     energy = 0.0
+    floats_tape = np.empty(max(16, len(range(n))), np.float64)
     # golden_functions.py:68: for i in range(n):
-    n_i = len(range(n))
-    floats_tape = np.empty(max(16, n_i), np.float64)
     for i in range(n):
         # golden_functions.py:69: for j in range(i + 1, n):
         t1 = i + 1
         floats_tape = reserve(floats_tape, floats_top + 2 * len(range(t1, n)))
         for j in range(t1, n):
             floats_tape[floats_top] = d
-            floats_top += 1
             # golden_functions.py:70: d = x[j] - x[i]
             d = x[j] - x[i]
-            floats_tape[floats_top] = t4
-            floats_top += 1
+            floats_tape[floats_top + 1] = t4
+            floats_top += 2
             # golden_functions.py:71: energy += k * d * d
             t4 = k * d
             energy = energy + t4 * d
     # reverse sweep
     x_bar = np.zeros_like(x)
     k_bar = 0.0
-    for i in range(n_i - 1, -1, -1):
+    for i in range(n - 1, -1, -1):
         # golden_functions.py:69: for j in range(i + 1, n):
         for j in range(n - 1, i, -1):
             # golden_functions.py:71: energy += k * d * d
@@ -68,10 +66,9 @@ def pair_energy_vjp(x, k, pair_energy_bar):
             d_bar = t4 * pair_energy_bar
             k_bar += d * t4_bar
             d_bar += k * t4_bar
-            floats_top -= 1
-            t4 = floats_tape[floats_top]
+            floats_top -= 2
+            t4 = floats_tape[floats_top + 1]
             # golden_functions.py:70: d = x[j] - x[i]
-            floats_top -= 1
             d = floats_tape[floats_top]
             x_bar[i] += -d_bar
             x_bar[j] += d_bar

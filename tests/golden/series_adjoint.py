@@ -59,7 +59,7 @@ def series_vjp(x, y, n, series_bar):
     x_bar = 0.0
     y_bar = 0.0
     s_bar = series_bar
-    for i in range(n_i - 1, -1, -1):
+    for i in range(n - 1, -1, -1):
         # golden_functions.py:15: if s < 3.0:
         if t1:
             # golden_functions.py:16: s += math.sin(x * i) * y
