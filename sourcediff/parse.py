@@ -32,7 +32,7 @@ from .nested import lift_nested_functions
 from .normalize.arrays import joined_lists_as_tuples
 from .normalize.iteration import is_sugar
 
-SUPPORTED_MODULES = {math: "math", np: "np"}
+SUPPORTED_MODULES = {math: "math", np: "np", np.linalg: "np.linalg"}
 SUPPORTED_BUILTINS = {"range", "len", "abs", "min", "max", "float", "int", "bool", "round"}
 SUPPORTED_BUILTINS |= {"enumerate", "zip"}  # as what a for loop runs over
 CONSTANT_TYPES = (bool, int, float)

@@ -27,8 +27,8 @@ def numpy_rows() -> list[Rule]:
     """NumPy functions, on scalars and (elementwise) on arrays."""
     rows = []
     names = {name: name for name in UNARY_MATH if name not in ("erf", "erfc", "fabs")}
-    names |= {"arcsin": "asin", "arccos": "acos", "arctan": "atan"}
-    names.pop("asin"), names.pop("acos"), names.pop("atan")
+    for math_name in ("asin", "acos", "atan", "asinh", "acosh", "atanh"):
+        names[f"arc{math_name[1:]}"] = names.pop(math_name)  # np.arcsin is math.asin
     for np_name, math_name in names.items():
         rows.append(row(f"np.{np_name}", "x", _numpy_template(UNARY_MATH[math_name])))
     for np_name in ("abs", "absolute", "fabs"):
@@ -62,6 +62,18 @@ def numpy_rows() -> list[Rule]:
             array_partials=("np.where(a >= b, 1.0, 0.0)", "np.where(a >= b, 0.0, 1.0)"),
         )
     )
+    for extreme, test in (("fmax", ">="), ("fmin", "<=")):  # as maximum/minimum, NaN aside
+        rows.append(
+            Rule(
+                f"np.{extreme}",
+                ("a", "b"),
+                (f"1.0 if a {test} b else 0.0", f"0.0 if a {test} b else 1.0"),
+                array_partials=(
+                    f"np.where(a {test} b, 1.0, 0.0)",
+                    f"np.where(a {test} b, 0.0, 1.0)",
+                ),
+            )
+        )
     rows.append(
         Rule(
             "np.minimum",

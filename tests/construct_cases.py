@@ -475,7 +475,29 @@ def spring_network(x, smooth):
     return energy + np.sum(stretch**2 * STIFFNESS) + np.sum(ends**3) + penalty
 
 
+def pass_statements(x, k):
+    """``pass`` as a branch in a loop, as a whole if, as a whole loop body, in an elif."""
+    total = 0.0
+    for i in range(x.shape[0]):
+        if x[i] > 10.0:
+            pass  # skip outliers
+        else:
+            total += k * x[i] ** 2
+    if k > 10.0:
+        pass
+    for _ in range(3):
+        pass
+    if total > 100.0:
+        pass
+    elif total < -1.0:
+        pass
+    else:
+        total = total * k
+    return total
+
+
 CASES = [
+    (pass_statements, (np.array([0.3, 11.0, -0.8]), 0.7), (0, 1)),
     (spring_network, (np.array([0.3, -0.2, 0.9, 0.45]), 0.7), (0, 1)),
     (
         batch_statistics,

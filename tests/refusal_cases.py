@@ -292,7 +292,7 @@ def loops_over_tuple(x, y):
 
 def uses_for_else(x, n):
     s = 0.0
-    for i in range(n):  # <- refused
+    for i in range(n):  # noqa: B007  # <- refused
         s += x * i
     else:
         s = s + 1.0
@@ -390,6 +390,13 @@ def returns_only_inside_loop(x, n):  # <- refused
     for i in range(n):
         if x * i > 1.0:
             return x * i
+
+
+def reads_variable_of_empty_loop(x, n):
+    i = 0
+    for i in range(n):  # noqa: B007  # <- refused
+        pass
+    return x * i
 
 
 def uses_unknown_global(x):

@@ -2,7 +2,9 @@
 checked against central finite differences (compiled and as plain Python)."""
 
 import numpy as np
+import numpy.linalg as la
 import pytest
+from numpy.linalg import norm, solve
 
 import sourcediff as sd
 
@@ -22,6 +24,7 @@ def elementwise(v, w):
 def unary_family(v):
     a = np.cos(v) + np.log(v) + np.log1p(v) + np.expm1(v) + np.arctan(v) + np.sinh(v)
     b = np.cosh(v) + np.log2(v) + np.log10(v) + np.tan(v) + np.abs(v - 0.7) + v**1.5
+    b += np.arcsinh(v) * np.arccosh(v + 1.0) + np.arctanh(0.5 * v) + np.fmax(v, 0.8)
     return np.sum(a * b)
 
 
@@ -158,3 +161,23 @@ def test_in_place_updates_leave_the_caller_arrays_as_the_primal_does(jit):
     np.testing.assert_array_equal(x, x_ref)
     np.testing.assert_array_equal(y, y_ref)
     assert gx.shape == V.shape and gy.dtype == W.dtype
+
+
+def linalg_imported_by_name(a, b):
+    """``from numpy.linalg import ...`` and ``import numpy.linalg as la`` spell np.linalg."""
+    return norm(b) * np.sum(solve(a, b)) + la.det(a)
+
+
+def linalg_spelled_np(a, b):
+    return np.linalg.norm(b) * np.sum(np.linalg.solve(a, b)) + np.linalg.det(a)
+
+
+@pytest.mark.parametrize("jit", [False, True], ids=["py", "jit"])
+def test_numpy_linalg_under_any_import_spelling(jit):
+    a = np.array([[2.0, 0.3, -0.2], [0.1, 1.5, 0.4], [0.3, -0.6, 1.8]])
+    b = np.array([0.4, -0.7, 1.1])
+    got = sd.grad(linalg_imported_by_name, argnums=(0, 1), jit=jit)(a, b)
+    spelled_np = sd.grad(linalg_spelled_np, argnums=(0, 1), jit=False)
+    for mine, reference in zip(got, spelled_np(a, b)):
+        np.testing.assert_allclose(mine, reference, rtol=1e-12)
+    sd.check_grad(linalg_imported_by_name, a, b, argnums=(0, 1))

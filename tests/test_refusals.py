@@ -109,6 +109,7 @@ CASES = [
     Refusal("missing-return", rc.can_finish_without_return, (1.5,), "without returning"),
     Refusal("return-only-in-loop", rc.returns_only_inside_loop, (1.5, 3), "without returning"),
     Refusal("unknown-global", rc.uses_unknown_global, (1.5,), "UNDEFINED_SCALE"),
+    Refusal("empty-loop-variable", rc.reads_variable_of_empty_loop, (1.5, 3), "only 'pass'"),
 ]
 
 

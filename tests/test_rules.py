@@ -26,9 +26,9 @@ POSITIVE_ONLY = {
     "**",
     "math.pow",
     "np.power",
-    "math.acosh",
     "safe_sqrt",
 }
+ABOVE_ONE = {"math.acosh", "np.arccosh"}  # defined from 1 up
 OPERATORS = {
     "+": lambda a, b: a + b,
     "-": lambda a, b: a - b,
@@ -56,6 +56,8 @@ def _points(rule):
     points = POINTS[len(rule.params)]
     if rule.name in POSITIVE_ONLY:
         points = [tuple(abs(v) for v in p) for p in points]
+    if rule.name in ABOVE_ONE:
+        points = [tuple(1.0 + abs(v) for v in p) for p in points]
     return points
 
 

@@ -13,6 +13,7 @@ and are not aliases.
 from __future__ import annotations
 
 import ast
+import re
 
 from .. import ir, rules
 from ..errors import UnsupportedSyntaxError
@@ -89,14 +90,18 @@ def check_aliasing(node: ast.FunctionDef, types: TypeTable, filename: str) -> No
 
 def _written_as(node: ast.FunctionDef) -> dict[str, str]:
     """What the user wrote for the fresh names sourcediff gave to expressions: the sequence
-    ``u[:-1]`` of ``zip(u[:-1], u[1:])`` is named ``items`` (normalize.iteration)."""
-    found = {}
+    ``u[:-1]`` of ``zip(u[:-1], u[1:])`` is named ``items`` (normalize.iteration), a view
+    ``u[2:]`` passed to a helper a temporary ``t1``."""
+    found, views = {}, {}
     for stmt in ast.walk(node):
-        named = getattr(stmt, "written_as", None)
-        if named and isinstance(stmt, ast.Assign) and isinstance(stmt.targets[0], ast.Name):
-            if stmt.targets[0].id == named[0]:
-                found[named[0]] = named[1]
-    return found
+        if not (isinstance(stmt, ast.Assign) and isinstance(stmt.targets[0], ast.Name)):
+            continue
+        name, named = stmt.targets[0].id, getattr(stmt, "written_as", None)
+        if named and name == named[0]:
+            found[name] = named[1]
+        elif re.fullmatch(r"t\d+", name) and isinstance(stmt.value, ast.Subscript):
+            views.setdefault(name, []).append(ast.unparse(stmt.value))  # ``u[2:]`` passed on
+    return {n: v[0] for n, v in views.items() if len(v) == 1} | found
 
 
 def _view_targets(node: ast.FunctionDef, types: TypeTable) -> set[str]:

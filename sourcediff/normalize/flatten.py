@@ -205,7 +205,11 @@ class Flattener(CallFlattening, ExpressionFlattening):
             temp = self.new_temp()
             self.assign(temp, test)
             test = ast.Name(temp, ast.Load())
-        self.emit(ast.If(test, self.block(stmt.body), self.block(stmt.orelse)))
+        body, orelse = self.block(stmt.body), self.block(stmt.orelse)
+        if not body and orelse:  # ``if c: pass`` with an else: the else under ``not c``
+            test, body, orelse = self.atom(ast.UnaryOp(ast.Not(), test)), orelse, []
+        if body:  # an if of nothing but ``pass``: its test, evaluated above, is all it did
+            self.emit(ast.If(test, body, orelse))
 
     def stmt_For(self, stmt: ast.For) -> None:
         resolved = self.fn.names.get("range")
@@ -216,7 +220,22 @@ class Flattener(CallFlattening, ExpressionFlattening):
         assigned = _assigned_names(stmt.body)
         bounds = [self._loop_invariant(a, assigned) for a in args]
         call = ast.Call(ast.Name("range", ast.Load()), bounds, [])
-        self.emit(ast.For(ast.Name(stmt.target.id, ast.Store()), call, self.block(stmt.body), []))
+        body = self.block(stmt.body)
+        if not body:
+            self._drop_empty_loop(stmt)
+            return
+        self.emit(ast.For(ast.Name(stmt.target.id, ast.Store()), call, body, []))
+
+    def _drop_empty_loop(self, stmt: ast.For) -> None:
+        """A loop of nothing but ``pass`` does nothing, unless its variable is read later."""
+        target = stmt.target.id
+        loads = (n for n in ast.walk(self.fn.node) if isinstance(n, ast.Name))
+        if any(n.id == target and isinstance(n.ctx, ast.Load) for n in loads):
+            raise self.fn.error(
+                stmt,
+                f"a loop whose body is only 'pass' sets '{target}', which is read "
+                "elsewhere; assign the value it should have instead",
+            )
 
     def _loop_invariant(self, atom: ast.expr, assigned: set[str]) -> ast.expr:
         if isinstance(atom, ast.Name) and atom.id in assigned:
