@@ -42,6 +42,7 @@ from .policy import check_policy
 class _ValueAndGrad(Specializer):
     with_value = True
     stub = None  # built on first use from njit code
+    sourcediff_derivative = "sd.grad"  # no source of its own: never differentiated again
 
     def __call__(self, *args, **kwargs):
         given = self.bind_given(args, kwargs)
@@ -157,7 +158,7 @@ def jacobian(func, argnums=0, mode="auto", *, policy="auto", jit=True, fastmath=
         rows = [r[0] if transformed.single else r for r in per_output]
         return tuple(rows) if isinstance(value, tuple) else rows[0]
 
-    return functools.wraps(func)(jac)
+    return _derivative(functools.wraps(func)(jac), "sd.jacobian")
 
 
 def jvp(func, primals, tangents, *, policy="auto", jit=True, fastmath=False):
@@ -221,7 +222,7 @@ def hessian(func=None, argnums=0, *, policy="auto", jit=True, fastmath=False):
             return blocks[0][0]
         return tuple(tuple(row) for row in blocks)
 
-    return functools.wraps(func)(hess)
+    return _derivative(functools.wraps(func)(hess), "sd.hessian")
 
 
 def hvp(func=None, argnums=0, *, policy="auto", jit=True, fastmath=False):
@@ -250,7 +251,14 @@ def hvp(func=None, argnums=0, *, policy="auto", jit=True, fastmath=False):
         result = second.product(args, vectors)
         return result[0] if first.single else result
 
-    return functools.wraps(func)(product)
+    return _derivative(functools.wraps(func)(product), "sd.hvp")
+
+
+def _derivative(wrapper, made_by: str):
+    """``wrapper`` marked as a derivative that ``made_by`` made: sourcediff refuses to
+    differentiate it (its ``__wrapped__`` is the primal, not what it computes)."""
+    wrapper.sourcediff_derivative = made_by
+    return wrapper
 
 
 class _Jit:
@@ -264,6 +272,7 @@ class _Jit:
         self.layout = ArgumentLayout(list(self.signature.parameters), self.parsed.dict_params)
         self._compiled, self._baked = None, ()
         functools.update_wrapper(self, func)
+        self.sourcediff_primal = func  # what sourcediff parses when a function calls this
 
     def __reduce__(self):
         """Pickle as the function: the unpickling process compiles (or loads) its own."""

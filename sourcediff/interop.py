@@ -68,10 +68,11 @@ def gradient_stub(specializer, with_value: bool):
     # Numba wants the stub, its typing function and the implementation to share the
     # parameters' names exactly, so all three are written out for this function.
     params = ", ".join(specializer.params)
-    namespace: dict = {"specialize": specialize}
+    specialize_ = _FreshNames(set(specializer.params))("specialize")
+    namespace: dict = {specialize_: specialize}
     exec(  # noqa: S102
         f"def stub({params}):\n    raise NotImplementedError\n\n"
-        f"def typing({params}):\n    return specialize({params})\n",
+        f"def typing({params}):\n    return {specialize_}({params})\n",
         namespace,
     )
     overload(namespace["stub"], jit_options={"error_model": "numpy"})(namespace["typing"])
@@ -150,6 +151,20 @@ def _stride_divisor(a, g):
     return g
 
 
+class _FreshNames:
+    """Names apart from ``taken`` and from each other: ``value``, else ``value_``, ..."""
+
+    def __init__(self, taken: set[str]):
+        self.taken = set(taken) | {"impl"}
+
+    def __call__(self, stem: str) -> str:
+        name = stem
+        while name in self.taken:
+            name += "_"
+        self.taken.add(name)
+        return name
+
+
 @numba.njit(cache=True)
 def _span(a):
     low = high = a.ctypes.data
@@ -163,24 +178,31 @@ def _span(a):
 
 def _implementation(specializer, adjoint, with_value: bool, calling: Calling):
     """``def impl(params): value, grads = adjoint(params, 1.0); return ...``, with the
-    copies, write-backs and overlap checks of ``calling``."""
+    copies, write-backs and overlap checks of ``calling``. Its parameters are the user's
+    (Numba matches them by name); every other name it uses is chosen apart from them."""
+    taken = set(specializer.params)
+    fresh = _FreshNames(taken)
+    adjoint_, np_, overlaps_ = fresh("adjoint"), fresh("np"), fresh("memory_overlaps")
+    value, grads = fresh("value"), fresh("grads")
     params = ", ".join(specializer.params)
-    grads = "grads[0]" if specializer.single else "grads"
-    result = f"value, {grads}" if with_value else grads
+    result_grads = f"{grads}[0]" if specializer.single else grads
+    result = f"{value}, {result_grads}" if with_value else result_grads
     checks = "".join(
-        f"    if memory_overlaps({p}, {q}):\n        raise ValueError("
+        f"    if {overlaps_}({p}, {q}):\n        raise ValueError("
         f"'{specializer.parsed.name} writes into {p}, which may share memory with {q}: "
         f"pass a copy')\n"
         for p, q in calling.overlaps
     )
-    reordered = calling.reordered
-    copies = "".join(f"    {p}_c = np.ascontiguousarray({p})\n" for p in reordered)
-    passed = ", ".join(f"{p}_c" if p in reordered else p for p in specializer.params)
-    backs = "".join(f"    {p}[...] = {p}_c\n" for p in calling.written_back if p in reordered)
+    reordered = {p: fresh(f"{p}_c") for p in calling.reordered}
+    copies = "".join(f"    {c} = {np_}.ascontiguousarray({p})\n" for p, c in reordered.items())
+    passed = ", ".join(reordered.get(p, p) for p in specializer.params)
+    backs = "".join(
+        f"    {p}[...] = {reordered[p]}\n" for p in calling.written_back if p in reordered
+    )
     source = (
-        f"def impl({params}):\n{checks}{copies}    value, grads = adjoint({passed}, 1.0)\n"
+        f"def impl({params}):\n{checks}{copies}    {value}, {grads} = {adjoint_}({passed}, 1.0)\n"
         f"{backs}    return {result}\n"
     )
-    namespace = {"adjoint": adjoint, "np": np, "memory_overlaps": memory_overlaps}
+    namespace = {adjoint_: adjoint, np_: np, overlaps_: memory_overlaps}
     exec(source, namespace)  # noqa: S102
     return namespace["impl"]

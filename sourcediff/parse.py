@@ -86,9 +86,11 @@ def remember_sources(records) -> None:
 
 def _read_source(func) -> SourceRecord:
     """The source lines of ``func``, from its file or from a remembered record."""
-    filename = inspect.getsourcefile(func) or func.__code__.co_filename
+    # The code object, not the function: inspect follows a decorator's ``__wrapped__``
+    # to the function it wraps, whose code is not what runs.
+    filename = inspect.getsourcefile(func.__code__) or func.__code__.co_filename
     try:
-        lines, first_line = inspect.getsourcelines(func)
+        lines, first_line = inspect.getsourcelines(func.__code__)
     except (OSError, TypeError) as exc:
         remembered = _REMEMBERED_SOURCES.get(_code_key(func))
         if remembered is not None:
@@ -174,12 +176,15 @@ class ParsedFunction:
 def parse_function(func, _active: tuple[str, ...] = ()) -> ParsedFunction:
     """Parse ``func`` and, recursively, the helpers it calls; refuse recursion."""
     func = _unwrap(func)
+    if isinstance(func, (CustomVJP, CustomJVP)):
+        func = _calling(func)
     if not isinstance(func, types.FunctionType):
         raise SourceDiffError(f"{func!r} is not a Python function; sourcediff needs its source")
     record = _read_source(func)
     filename, first_line = record.filename, record.first_line
     source = textwrap.dedent("".join(record.lines))
-    node = _function_node(ast.parse(source), func.__name__, filename, first_line)
+    name = func.__code__.co_name  # the def's own name (functools.wraps renames a wrapper)
+    node = _function_node(ast.parse(source), name, filename, first_line)
     ast.increment_lineno(node, first_line - 1)
     node.decorator_list = []
     helper_keys = _HelperDictKeys(func, _active + (_code_key(func),))
@@ -192,9 +197,9 @@ def parse_function(func, _active: tuple[str, ...] = ()) -> ParsedFunction:
     expand_comprehensions(node, namer, _numpy_name(func), filename)
     lifted = lift_nested_functions(node, filename)
     fence.check(node, filename)
-    parsed = ParsedFunction(func.__name__, filename, source, node, _defaults(func), record=record)
+    parsed = ParsedFunction(name, filename, source, node, _defaults(func), record=record)
     parsed.dict_params = layout
-    key = f"{filename}:{func.__name__}"
+    key = f"{filename}:{name}"
     nested = _nested_helpers(lifted, parsed)
     for inner in nested.values():
         inner.names = _resolve_free_names(func, inner, _active + (key,), nested)
@@ -231,13 +236,17 @@ class _HelperDictKeys:
         return tuple(key for key, _ in entries) if entries else None
 
     def _layout(self, value):
-        value = _unwrap(value) if value is not None else None
+        try:
+            value = _unwrap(value) if value is not None else None
+        except UnsupportedCallError:
+            return None  # refused with its line when the call is resolved
         if not isinstance(value, types.FunctionType) or _code_key(value) in self.active:
             return None
         try:
             record = _read_source(value)
             module = ast.parse(textwrap.dedent("".join(record.lines)))
-            node = _function_node(module, value.__name__, record.filename, record.first_line)
+            name = value.__code__.co_name
+            node = _function_node(module, name, record.filename, record.first_line)
         except (SourceDiffError, SyntaxError):
             return None  # refused with its line when the helper itself is parsed
         ast.increment_lineno(node, record.first_line - 1)
@@ -257,11 +266,39 @@ def _nested_helpers(lifted: dict, outer: ParsedFunction) -> dict[str, ParsedFunc
 
 
 def _unwrap(func):
-    """The plain Python function behind a Numba dispatcher or a sourcediff wrapper."""
-    for attr in ("py_func", "__wrapped__"):
+    """The plain Python function behind a Numba dispatcher or ``sd.jit``. Other wrappers
+    (``functools.wraps`` decorators) are what they are: their own code runs, so their own
+    source is differentiated. A derivative sourcediff made (``sd.grad(f)``) has no source
+    of its own: it is refused, not mistaken for ``f``."""
+    made_by = getattr(func, "sourcediff_derivative", None)
+    if made_by is not None:
+        code = getattr(getattr(func, "__wrapped__", None), "__code__", None)
+        where = (code.co_filename, code.co_firstlineno) if code is not None else ()
+        raise UnsupportedCallError(
+            f"'{getattr(func, '__name__', func)}' is a derivative made by {made_by}, which "
+            "sourcediff cannot differentiate or compile again; for second derivatives use "
+            "sd.hessian or sd.hvp",
+            *where,
+        )
+    for attr in ("py_func", "sourcediff_primal"):
         inner = getattr(func, attr, None)
         if inner is not None and inner is not func:
             return _unwrap(inner)
+    return func
+
+
+def _calling(custom) -> types.FunctionType:
+    """A plain function calling the function with a custom rule: what ``sd.grad`` of that
+    function differentiates, so that its rule applies there too (as ``jax.grad`` of a
+    ``jax.custom_vjp`` function does)."""
+    params = ", ".join(custom.params)
+    name, filename = f"{custom.__name__}_call", f"<sourcediff: {custom.__name__}>"
+    source = f"def {name}({params}):\n    return {custom.__name__}({params})\n"
+    namespace = {custom.__name__: custom}
+    exec(compile(source, filename, "exec"), namespace)
+    func = namespace[name]
+    lines = tuple(source.splitlines(keepends=True))
+    remember_sources([SourceRecord(_code_key(func), filename, lines, 1)])
     return func
 
 
@@ -379,7 +416,10 @@ def _is_constant_array(value) -> bool:
 
 
 def _resolve_helper(node, value, parsed: ParsedFunction, active) -> Resolved:
-    inner = _unwrap(value)
+    try:
+        inner = _unwrap(value)
+    except UnsupportedCallError as exc:
+        raise parsed.error(node, exc.reason, UnsupportedCallError) from None
     if isinstance(value, np.ndarray):
         raise parsed.error(
             node,
@@ -394,7 +434,7 @@ def _resolve_helper(node, value, parsed: ParsedFunction, active) -> Resolved:
             "source; pass it as an argument or write it as a Python function",
             UnsupportedCallError,
         )
-    key = f"{inspect.getsourcefile(inner)}:{inner.__name__}"
+    key = f"{inspect.getsourcefile(inner.__code__)}:{inner.__code__.co_name}"
     if key in active:
         raise parsed.error(
             node,

@@ -6,6 +6,7 @@ source as plain Python; compilation is exercised where it is the point (bare dec
 ``sd.jit``, jit vs no jit, Numba helpers), because each compile costs about half a second.
 """
 
+import functools
 import math
 
 import numba
@@ -626,3 +627,52 @@ def test_progress_line_on_long_check_grad_and_jacobian(monkeypatch, capsys):
 def test_no_progress_line_when_quiet(capsys):
     sd.check_grad(_sum_of_cubes, np.linspace(0.5, 1.5, 5), jit=False)
     assert capsys.readouterr().err == ""
+
+
+def _sine_times(x):
+    return math.sin(x) * x
+
+
+_SINE_GRAD = sd.grad(_sine_times, jit=False)
+
+
+def _calls_a_gradient(x):
+    return _SINE_GRAD(x) * 2.0
+
+
+def _doubled(fn):
+    @functools.wraps(fn)
+    def twice(x):
+        return 2.0 * fn(x)
+
+    return twice
+
+
+@_doubled
+def _square_doubled(x):
+    return x * x
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: sd.grad(_SINE_GRAD, jit=False),
+        lambda: sd.jacobian(_SINE_GRAD, jit=False),
+        lambda: sd.jit(_SINE_GRAD),
+        lambda: sd.grad(sd.hessian(_sine_times, jit=False), jit=False),
+        lambda: sd.grad(_calls_a_gradient, jit=False),
+    ],
+    ids=["grad-of-grad", "jacobian-of-grad", "jit-of-grad", "grad-of-hessian", "helper"],
+)
+def test_a_derivative_is_refused_never_mistaken_for_its_primal(make):
+    """``sd.grad(f)`` wraps ``f`` (``__wrapped__``) but computes f': differentiating it as
+    ``f`` would return f' for f''. Refused, naming the user's file."""
+    with pytest.raises(sd.SourceDiffError, match="derivative made by sd") as caught:
+        make()(0.7)
+    assert "test_api.py" in str(caught.value)
+
+
+def test_a_decorator_made_with_functools_wraps_is_differentiated_as_it_runs():
+    """The wrapper's own code runs (twice the square), not the function it wraps."""
+    assert sd.grad(_square_doubled, jit=False)(1.5) == 6.0
+    assert sd.grad(sd.jit(_sine_times), jit=False)(0.7) == _SINE_GRAD(0.7)  # sd.jit: f itself

@@ -187,3 +187,14 @@ def test_a_rule_defined_after_the_transformation_is_taken_is_used():
 def test_a_lambda_as_a_rule_is_refused_clearly():
     with pytest.raises(sd.ArgumentError, match="def"):
         c.safe_norm.defvjp(lambda x: (x, x), c.safe_norm_bwd)
+
+
+@pytest.mark.parametrize("jit", [False, True], ids=["py", "jit"])
+def test_a_function_with_a_rule_differentiated_itself_uses_the_rule(jit):
+    """``sd.grad(f)`` of a custom_vjp ``f``, as ``jax.grad`` of one: the rule, not the body
+    (the straight-through floor's body has derivative 0, its rule 1)."""
+    assert sd.grad(c.straight_through_floor, jit=jit)(2.3) == 1.0
+    out, pullback = sd.vjp(c.straight_through_floor, 2.3, jit=jit)
+    assert out == 2.0 and pullback(1.0) == (1.0,)
+    zero = np.zeros(2)
+    np.testing.assert_array_equal(sd.grad(c.safe_norm, jit=jit)(zero), zero)  # the 0/0 rule

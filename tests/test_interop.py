@@ -76,3 +76,23 @@ def test_an_int_where_a_float_is_differentiated_is_refused_at_typing():
 
     with pytest.raises(sd.ArgumentError, match="cannot differentiate 'b'"):
         bad(X)
+
+
+def _weighted_squares(x, x_c):
+    s = 0.0
+    for i in range(x.shape[0]):
+        s += x[i] * x_c[i] * x_c[i]
+    return s
+
+
+def test_from_njit_parameter_names_never_meet_the_callers_own_names():
+    """A strided ``x`` is copied to a C-ordered array on the way in: under a name of its
+    own, not ``x_c``, which here is the user's other parameter."""
+    df = sd.grad(_weighted_squares)
+
+    @numba.njit
+    def use(x, x_c):
+        return df(x, x_c)
+
+    x, x_c = np.arange(1.0, 7.0)[::2], np.array([10.0, 20.0, 30.0])
+    np.testing.assert_array_equal(use(x, x_c), x_c**2)

@@ -95,7 +95,6 @@ def _one_round(function: ast.FunctionDef) -> bool:
         index = 0
         while index < len(stmts):
             if _rewrite_at(stmts, index, counts, liveness, summaries):
-                summaries.clear()  # statements changed: forget what they read
                 changed = True
             else:
                 index += 1
@@ -103,14 +102,18 @@ def _one_round(function: ast.FunctionDef) -> bool:
 
 
 class _Summaries:
-    """What each statement reads, binds and changes, computed once per statement while
-    nothing is rewritten (scanning a block asks again about the same loops)."""
+    """What each statement reads, binds and changes, computed once per statement until a
+    rewrite changes it (scanning a block asks again about the same loops). A rewrite in a
+    block leaves the summaries of the statements holding the block stale; they are not
+    asked for again this round, as blocks come outermost first."""
 
     def __init__(self):
         self.facts = NodeFacts()
 
-    def clear(self) -> None:
-        self.facts = NodeFacts()
+    def forget(self, stmts: list[ast.stmt]) -> None:
+        """Drop the summaries of ``stmts``, which a rewrite changed."""
+        for stmt in stmts:
+            self.facts[stmt] = None
 
     def of(self, stmt: ast.stmt) -> tuple[set, set, set, bool]:
         """``(names read, names written, names changed, has effects)`` of ``stmt``."""
@@ -166,7 +169,9 @@ def _rewrite_at(stmts, index: int, counts: _Counts, liveness, summaries) -> bool
             counts.binds[name] -= 1
             counts.reads[source] -= 1
             return True
-        if counts.binds[name] == 1 and _propagate_copy(stmts, index, name, source, counts):
+        if counts.binds[name] == 1 and _propagate_copy(
+            stmts, index, name, source, counts, summaries
+        ):
             liveness.renamed(name, source)
             return True
         return False
@@ -214,6 +219,7 @@ def _fold_single_use(stmts, index: int, name: str, summaries, liveness=None) -> 
             if liveness is not None and not _last_read_of_this_value(later, name, liveness):
                 return False
             _Substitute(name, value).visit(later)
+            summaries.forget([later])
             del stmts[index]
             return True
         if effects or reads & changed or name in written:
@@ -266,7 +272,7 @@ def _stored_through(stmt: ast.stmt, name: str) -> bool:
     return False
 
 
-def _propagate_copy(stmts, index: int, name: str, source: str, counts: _Counts) -> bool:
+def _propagate_copy(stmts, index: int, name: str, source: str, counts, summaries) -> bool:
     """Replace the reads of ``name`` (bound once, by ``name = source``) with ``source``
     when all of them follow in this block and ``source`` is not rebound before the last."""
     total, found, last = counts.reads[name], 0, index
@@ -285,6 +291,7 @@ def _propagate_copy(stmts, index: int, name: str, source: str, counts: _Counts) 
         return False
     for stmt in stmts[index + 1 : last + 1]:
         _Substitute(name, ast.Name(source, ast.Load())).visit(stmt)
+    summaries.forget(stmts[index + 1 : last + 1])
     del stmts[index]
     counts.reads[source] += total - 1
     counts.reads[name] = 0
