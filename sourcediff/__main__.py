@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import inspect
+import re
 import sys
 from pathlib import Path
 
@@ -18,6 +20,7 @@ import numpy as np
 
 from .api import adjoint_source, tangent_source
 from .errors import SourceDiffError
+from .policy import Checkpoint
 
 
 def _load_function(spec: str):
@@ -40,7 +43,7 @@ def _load_function(spec: str):
 def _argnums(func, wrt: str | None):
     if not wrt:
         return 0
-    params = list(func.__code__.co_varnames[: func.__code__.co_argcount])
+    params = list(inspect.signature(func).parameters)
     names = [w.strip() for w in wrt.split(",") if w.strip()]
     missing = [n for n in names if n not in params]
     if missing:
@@ -57,27 +60,41 @@ def main(argv: list[str] | None = None) -> int:
     show.add_argument("target", help="path/to/file.py:function")
     show.add_argument("--mode", choices=["reverse", "forward"], default="reverse")
     show.add_argument("--wrt", help="comma-separated parameter names (default: the first)")
-    show.add_argument("--policy", default="auto")
+    show.add_argument(
+        "--policy", default="auto", help="store, recompute, auto or Checkpoint(snapshots=k)"
+    )
     show.add_argument("--args", help="example arguments, a Python expression")
     show.add_argument("--signature", help='argument types, e.g. "float64[:], float64, int64"')
     options = parser.parse_args(argv)
     func = _load_function(options.target)
-    args = None
-    if options.args:
-        value = eval(options.args, {"np": np, "numpy": np})  # the user's own expression
-        args = value if isinstance(value, tuple) else (value,)
+    args = _example_arguments(options.args) if options.args else None
     try:
         argnums = _argnums(func, options.wrt)
         types = {"args": args, "signature": options.signature}
         if options.mode == "forward":
             text = tangent_source(func, argnums, **types)
         else:
-            text = adjoint_source(func, argnums, options.policy, **types)
+            text = adjoint_source(func, argnums, _policy(options.policy), **types)
     except SourceDiffError as exc:
         print(str(exc).splitlines()[0], file=sys.stderr)  # file:line: reason, on one line
         return 1
     print(_highlighted(text) if sys.stdout.isatty() else text)
     return 0
+
+
+def _example_arguments(expression: str) -> tuple:
+    """The arguments ``--args`` spells, as a tuple."""
+    try:
+        value = eval(expression, {"np": np, "numpy": np})  # noqa: S307 (the user's own)
+    except Exception as exc:  # a typo in the user's expression: say so, no traceback
+        raise SystemExit(f"--args {expression!r} is not a Python expression: {exc}") from None
+    return value if isinstance(value, tuple) else (value,)
+
+
+def _policy(spelled: str):
+    """``store``, ``recompute``, ``auto``, or ``Checkpoint(snapshots=k)`` (``sd.`` optional)."""
+    found = re.fullmatch(r"(?:sd\.)?Checkpoint\(\s*(?:snapshots\s*=\s*)?(\d+)\s*\)", spelled)
+    return Checkpoint(snapshots=int(found.group(1))) if found else spelled
 
 
 def _highlighted(source: str) -> str:

@@ -125,7 +125,7 @@ def function_source(node: ast.FunctionDef, comments: bool = True) -> tuple[str, 
     """The source of one function and a map from its line numbers to user origins."""
     emitter = _Emitter(comments)
     ast.fix_missing_locations(node)
-    args = ", ".join(a.arg for a in node.args.args)
+    args = ", ".join(_parameters(node.args))
     emitter.line(0, f"def {node.name}({args}):")
     doc = ast.get_docstring(node)
     body = node.body
@@ -134,6 +134,20 @@ def function_source(node: ast.FunctionDef, comments: bool = True) -> tuple[str, 
         body = body[1:]
     emitter.block(body, 1)
     return "\n".join(emitter.lines) + "\n", emitter.origins
+
+
+def _parameters(args: ast.arguments) -> list[str]:
+    """``x``, ``c=2.0``: defaults written only when each is a number or a bool (others,
+    such as a module constant's name, mean nothing in the generated module)."""
+    names = [a.arg for a in args.args]
+    defaults = args.defaults
+    literal = all(
+        isinstance(d, ast.Constant) and type(d.value) in (bool, int, float) for d in defaults
+    )
+    if not defaults or not literal:
+        return names
+    first = len(names) - len(defaults)
+    return names[:first] + [f"{n}={d.value!r}" for n, d in zip(names[first:], defaults)]
 
 
 def with_local_array_constants(function: ast.FunctionDef, constants: dict) -> ast.FunctionDef:

@@ -53,8 +53,10 @@ def register(cls) -> None:
 def gradient_stub(specializer, with_value: bool):
     """A function with the user's parameters whose overload returns the gradient (and value)."""
 
+    defaults = _literal_defaults(specializer)
+
     def specialize(*arg_types):
-        arg_types = tuple(types.unliteral(t) for t in arg_types)
+        arg_types = tuple(map(_type_of_given, arg_types))
         built, adjoint = _compiled_adjoint(specializer, tuple(map(_c_ordered, arg_types)))
         params = list(zip(specializer.params, arg_types))
         arrays = [p for p, t in params if isinstance(t, types.Array)]
@@ -63,16 +65,16 @@ def gradient_stub(specializer, with_value: bool):
         written_back = [p for p in built.written if p not in read_only]
         overlaps = [(p, q) for p in built.written for q in arrays if q != p]
         calling = Calling(reordered, written_back, overlaps)
-        return _implementation(specializer, adjoint, with_value, calling)
+        return _implementation(specializer, adjoint, with_value, calling, defaults)
 
     # Numba wants the stub, its typing function and the implementation to share the
     # parameters' names exactly, so all three are written out for this function.
-    params = ", ".join(specializer.params)
+    params = _parameters(specializer.params, defaults)
     specialize_ = _FreshNames(set(specializer.params))("specialize")
     namespace: dict = {specialize_: specialize}
     exec(  # noqa: S102
         f"def stub({params}):\n    raise NotImplementedError\n\n"
-        f"def typing({params}):\n    return {specialize_}({params})\n",
+        f"def typing({params}):\n    return {specialize_}({', '.join(specializer.params)})\n",
         namespace,
     )
     overload(namespace["stub"], jit_options={"error_model": "numpy"})(namespace["typing"])
@@ -176,7 +178,28 @@ def _span(a):
     return low, high + a.itemsize
 
 
-def _implementation(specializer, adjoint, with_value: bool, calling: Calling):
+def _type_of_given(t):
+    """The Numba type of an argument as the typing function receives it: a type, an
+    ``Omitted`` default, or the default value itself."""
+    if isinstance(t, types.Omitted):
+        return numba.typeof(t.value)
+    return types.unliteral(t) if isinstance(t, types.Type) else numba.typeof(t)
+
+
+def _literal_defaults(specializer) -> dict[str, object]:
+    """The parameters' defaults when each is a number or a bool (written into the stub's
+    source, so that njit code may leave them out, as Python code may); else none."""
+    defaults = specializer.parsed.defaults
+    literal = all(type(d) in (bool, int, float) for d in defaults.values())
+    return dict(defaults) if literal else {}
+
+
+def _parameters(params: list[str], defaults: dict[str, object]) -> str:
+    """``x, c=2.0``: the parameter list of the stub, its typing and implementation."""
+    return ", ".join(f"{p}={defaults[p]!r}" if p in defaults else p for p in params)
+
+
+def _implementation(specializer, adjoint, with_value: bool, calling: Calling, defaults):
     """``def impl(params): value, grads = adjoint(params, 1.0); return ...``, with the
     copies, write-backs and overlap checks of ``calling``. Its parameters are the user's
     (Numba matches them by name); every other name it uses is chosen apart from them."""
@@ -184,7 +207,7 @@ def _implementation(specializer, adjoint, with_value: bool, calling: Calling):
     fresh = _FreshNames(taken)
     adjoint_, np_, overlaps_ = fresh("adjoint"), fresh("np"), fresh("memory_overlaps")
     value, grads = fresh("value"), fresh("grads")
-    params = ", ".join(specializer.params)
+    params = _parameters(specializer.params, defaults)
     result_grads = f"{grads}[0]" if specializer.single else grads
     result = f"{value}, {result_grads}" if with_value else result_grads
     checks = "".join(

@@ -398,12 +398,23 @@ def _build_primal_module(parsed: ParsedFunction, fastmath: bool = False) -> Buil
         nf = normalized(parsed)
         header = f"{origin_line(parsed)}\n\nThe normalized primal; do not edit."
         primal = optimized(nf.node, parsed)
+        primal.args.defaults = _literal_defaults(nf.params, parsed.defaults)
         text = module_source(header, nf.constants, [_function_text(primal, nf)])
         meta = {"written": written_params(nf.params, nf.node)}
         compile_stage.write_module(path, text, meta)
         STATS["transforms"] += 1
     written = tuple(meta["written"])
     return Built(str(path), primal_name(parsed), "", 1, "", fastmath=fastmath, written=written)
+
+
+def _literal_defaults(params: list[str], defaults: dict) -> list[ast.expr]:
+    """The primal's defaults, when each is a number or a bool: njit code calling
+    ``sd.jit(f)`` may then leave them out, as Python code may."""
+    if not defaults or any(type(defaults.get(p)) not in (bool, int, float) for p in defaults):
+        return []
+    if params[len(params) - len(defaults) :] != [p for p in params if p in defaults]:
+        return []  # not the trailing parameters (dicts of parameters were expanded)
+    return [ast.Constant(defaults[p]) for p in params if p in defaults]
 
 
 def load_module(built: Built):

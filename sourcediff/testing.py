@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 
 from .api import grad
@@ -43,7 +45,9 @@ def check_grad(func, *args, argnums=0, rtol=1e-5, atol=1e-7, policy="auto", jit=
     Works for float and float-array arguments and dicts of them (each key checked).
     Raises AssertionError naming the worst component on mismatch.
     """
+    args = _with_defaults(func, args)  # argnums may name a parameter left at its default
     nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+    nums = tuple(k % len(args) if -len(args) <= k < 0 else k for k in nums)
     copies = [np.array(a, copy=True) if isinstance(a, np.ndarray) else a for a in args]
     computed = grad(func, nums, policy=policy, jit=jit)(*copies)
     worst = None
@@ -62,6 +66,16 @@ def check_grad(func, *args, argnums=0, rtol=1e-5, atol=1e-7, policy="auto", jit=
             f"gradient of {func.__name__} with respect to argument {k}{where}: sourcediff gives "
             f"{float(value)!r}, finite differences give {float(expected)!r}"
         )
+
+
+def _with_defaults(func, args: tuple) -> tuple:
+    """``args`` completed with the defaults of the parameters they leave out."""
+    try:
+        bound = inspect.signature(func).bind(*args)
+    except (TypeError, ValueError):
+        return tuple(args)  # sd.grad reports a call that does not fit, in its own words
+    bound.apply_defaults()
+    return tuple(bound.args)
 
 
 def _compared(func, args: tuple, nums: tuple, computed):

@@ -676,3 +676,12 @@ def test_a_decorator_made_with_functools_wraps_is_differentiated_as_it_runs():
     """The wrapper's own code runs (twice the square), not the function it wraps."""
     assert sd.grad(_square_doubled, jit=False)(1.5) == 6.0
     assert sd.grad(sd.jit(_sine_times), jit=False)(0.7) == _SINE_GRAD(0.7)  # sd.jit: f itself
+
+
+def _with_a_default(x, a, c=1.5):
+    return math.exp(c * x) + a * a
+
+
+def test_check_grad_fills_defaults_for_argnums_that_name_them():
+    sd.check_grad(_with_a_default, 0.4, 0.7, argnums=(0, 1, 2), jit=False)
+    sd.check_grad(_with_a_default, 0.4, 0.7, argnums=-1, jit=False)

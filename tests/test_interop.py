@@ -96,3 +96,18 @@ def test_from_njit_parameter_names_never_meet_the_callers_own_names():
 
     x, x_c = np.arange(1.0, 7.0)[::2], np.array([10.0, 20.0, 30.0])
     np.testing.assert_array_equal(use(x, x_c), x_c**2)
+
+
+def _scaled_square(x, c=2.0):
+    return c * x * x
+
+
+def test_from_njit_a_defaulted_argument_may_be_left_out():
+    """As in Python: ``df(x)`` with ``c`` at its default, for sd.grad and sd.jit alike."""
+    df, f = sd.grad(_scaled_square), sd.jit(_scaled_square)
+
+    @numba.njit
+    def use(x):
+        return df(x), f(x), df(x, 3.0)
+
+    assert use(1.5) == (6.0, 4.5, 9.0)

@@ -33,6 +33,7 @@ class _DeadStores(Dataflow):
         self.rewriting = rewriting
         self.removed = 0
         self.live_after = NodeFacts()  # by statement, once at the fixed point
+        self.reads = NodeFacts()  # by simple statement: loops revisit them until settled
 
     def transfer(self, stmt: ast.stmt, live: frozenset) -> frozenset:
         self.live_after[stmt] = live
@@ -76,7 +77,11 @@ class _DeadStores(Dataflow):
             live = live | {stmt.target.id}  # ``n += 1`` reads ``n``
         elif isinstance(stmt, ast.Assign):
             live = live - _names_bound(stmt.targets)  # a binding ends the old value's life
-        return live | _names_read(stmt)
+        reads = self.reads.get(stmt)
+        if reads is None:
+            reads = frozenset(_names_read(stmt))
+            self.reads[stmt] = reads
+        return live | reads
 
 
 def _names_bound(targets: list[ast.expr]) -> set[str]:

@@ -164,7 +164,7 @@ def _rewrite_at(stmts, index: int, counts: _Counts, liveness, summaries) -> bool
     name = stmt.targets[0].id
     if isinstance(stmt.value, ast.Name):
         source = stmt.value.id
-        if source == name or _copies_back(stmts, index):
+        if source == name or _copies_back(stmts, index, summaries):
             del stmts[index]
             counts.binds[name] -= 1
             counts.reads[source] -= 1
@@ -185,7 +185,7 @@ def _rewrite_at(stmts, index: int, counts: _Counts, liveness, summaries) -> bool
     return False
 
 
-def _copies_back(stmts: list[ast.stmt], index: int) -> bool:
+def _copies_back(stmts: list[ast.stmt], index: int, summaries) -> bool:
     """Whether ``stmts[index]`` is ``b = a`` right after ``a = b`` with ``b`` unchanged."""
     target, source = stmts[index].targets[0].id, stmts[index].value.id
     for earlier in reversed(stmts[:index]):
@@ -200,7 +200,7 @@ def _copies_back(stmts: list[ast.stmt], index: int) -> bool:
             and earlier.value.id == target
         ):
             return True
-        if {target, source} & names_written(earlier):
+        if {target, source} & summaries.of(earlier)[1]:
             return False
     return False
 
