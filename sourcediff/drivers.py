@@ -24,7 +24,15 @@ def seed_like(seed, output):
                 f"a cotangent of shape {seed.shape} for an output of {output.shape}"
             )
         return seed
-    return float(seed)
+    return _float(seed, "a cotangent", "output")
+
+
+def _float(value, what: str, of: str) -> float:
+    """``value`` as the float a float ``of`` needs, or an ArgumentError saying why not."""
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise ArgumentError(f"{what} for a float {of} must be a number, got {value!r}") from None
 
 
 def tangent_like(tangent, primal):
@@ -35,7 +43,7 @@ def tangent_like(tangent, primal):
                 f"a tangent of shape {tangent.shape} for an input of {primal.shape}"
             )
         return tangent
-    return float(tangent)
+    return _float(tangent, "a tangent", "input")
 
 
 def jacobian_blocks(transformed: Specializer, args: tuple, outputs: tuple, forward: bool):

@@ -685,3 +685,11 @@ def _with_a_default(x, a, c=1.5):
 def test_check_grad_fills_defaults_for_argnums_that_name_them():
     sd.check_grad(_with_a_default, 0.4, 0.7, argnums=(0, 1, 2), jit=False)
     sd.check_grad(_with_a_default, 0.4, 0.7, argnums=-1, jit=False)
+
+
+def test_a_cotangent_or_tangent_that_is_no_number_is_an_argument_error():
+    _, pullback = sd.vjp(_sine_times, 0.7, jit=False)
+    with pytest.raises(sd.ArgumentError, match="cotangent for a float output"):
+        pullback(None)
+    with pytest.raises(sd.ArgumentError, match="tangent for a float input"):
+        sd.jvp(_sine_times, (0.7,), (np.ones(2),), jit=False)
