@@ -137,6 +137,21 @@ def unit_tangents(args, argnums, which, index):
     return dots
 
 
+def _refuse_custom_rules(parsed) -> None:
+    """A Hessian differentiates the tangent code, which calls a custom rule's own
+    function; the rule gives no derivative of itself, so it is refused, not guessed."""
+    customs = sorted(parsed.customs())
+    if customs:
+        raise UnsupportedCallError(
+            f"sd.hessian and sd.hvp differentiate the derivative of '{parsed.name}', which "
+            f"calls '{customs[0]}' with a user derivative rule; second derivatives through "
+            "sd.custom_vjp and sd.custom_jvp rules are not supported; take them of a "
+            "version of the function that calls no rule",
+            parsed.filename,
+            parsed.node.lineno,
+        )
+
+
 class SecondOrder:
     """Hessian-vector products by reverse over forward.
 
@@ -148,6 +163,7 @@ class SecondOrder:
     """
 
     def __init__(self, first: Specializer):
+        _refuse_custom_rules(first.parsed)
         self.first = first
         self.second: dict[tuple, Specializer] = {}
         self.tangent = None  # the generated tangent function last differentiated

@@ -198,3 +198,11 @@ def test_a_function_with_a_rule_differentiated_itself_uses_the_rule(jit):
     assert out == 2.0 and pullback(1.0) == (1.0,)
     zero = np.zeros(2)
     np.testing.assert_array_equal(sd.grad(c.safe_norm, jit=jit)(zero), zero)  # the 0/0 rule
+
+
+def test_second_derivatives_through_a_rule_are_refused_at_the_users_line():
+    """The tangent code calls the rule's function, whose rule says nothing of its own
+    derivative: refused, naming the function and the rule, never a wrong Hessian."""
+    for make in (sd.hessian, sd.hvp):
+        with pytest.raises(sd.UnsupportedCallError, match="'quantized'.*'straight_through"):
+            make(c.quantized, jit=False)
