@@ -124,7 +124,7 @@ def vjp(func, *primals, policy="auto", jit=True, fastmath=False):
         _, _, grads = transformed.run_vjp(copies(entry), seeds)
         result = [None] * len(primals)
         for k, g in zip(float_positions, grads):
-            result[k] = g
+            result[k] = shaped_like(g, entry[k])  # as grad gives it: a 0-d array stays one
         return tuple(result)
 
     return as_output(value), pullback

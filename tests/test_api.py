@@ -693,3 +693,17 @@ def test_a_cotangent_or_tangent_that_is_no_number_is_an_argument_error():
         pullback(None)
     with pytest.raises(sd.ArgumentError, match="tangent for a float input"):
         sd.jvp(_sine_times, (0.7,), (np.ones(2),), jit=False)
+
+
+def _cubed_sum(a):
+    return np.sum(a * a * a)
+
+
+def test_vjp_gives_a_0d_array_argument_its_cotangent_as_grad_does():
+    a = np.array(2.0, dtype=np.float32)
+    _, pullback = sd.vjp(_cubed_sum, a, jit=False)
+    (cotangent,) = pullback(1.0)
+    assert (
+        isinstance(cotangent, np.ndarray) and cotangent.shape == () and cotangent.dtype == a.dtype
+    )
+    assert cotangent == sd.grad(_cubed_sum, jit=False)(a) == 12.0
