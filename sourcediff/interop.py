@@ -78,7 +78,14 @@ def gradient_stub(specializer, with_value: bool):
         namespace,
     )
     overload(namespace["stub"], jit_options={"error_model": "numpy"})(namespace["typing"])
-    return namespace["stub"]
+    # An njit function calling the stub: a dispatcher, which njit code can also receive as
+    # an argument (an overloaded stub's type cannot be unboxed from Python).
+    stub_ = _FreshNames(set(specializer.params))("stub")
+    called: dict = {stub_: namespace["stub"]}
+    exec(  # noqa: S102
+        f"def call({params}):\n    return {stub_}({', '.join(specializer.params)})\n", called
+    )
+    return numba.njit(called["call"])
 
 
 def _compiled_adjoint(specializer, arg_types: tuple):

@@ -111,3 +111,19 @@ def test_from_njit_a_defaulted_argument_may_be_left_out():
         return df(x), f(x), df(x, 3.0)
 
     assert use(1.5) == (6.0, 4.5, 9.0)
+
+
+def _distance_to_one(w):
+    return np.sum((w - 1.0) ** 2)
+
+
+def test_a_gradient_passed_as_an_argument_to_njit_code():
+    """Like any njit function: ``descend(sd.grad(loss), w, steps)``."""
+
+    @numba.njit
+    def descend(gradient, w, steps):
+        for _ in range(steps):
+            w = w - 0.1 * gradient(w)
+        return w
+
+    np.testing.assert_allclose(descend(sd.grad(_distance_to_one), np.zeros(2), 3), 0.488)
