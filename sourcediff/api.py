@@ -329,6 +329,8 @@ def adjoint_source(func, argnums=0, policy="auto", *, args=None, signature=None)
 def _generated_source(transformed: Specializer, args, signature, build) -> str:
     """The text of the module ``build(args)`` generates, for given, signed or guessed types."""
     guessed = args is None and signature is None
+    if args is not None and signature is not None:
+        raise ArgumentError("give args= or signature=, not both: each says the argument types")
     if args is None:
         transformed.refuse_dicts("without args=, the generated source")
     if signature is not None:

@@ -707,3 +707,8 @@ def test_vjp_gives_a_0d_array_argument_its_cotangent_as_grad_does():
         isinstance(cotangent, np.ndarray) and cotangent.shape == () and cotangent.dtype == a.dtype
     )
     assert cotangent == sd.grad(_cubed_sum, jit=False)(a) == 12.0
+
+
+def test_generated_source_takes_args_or_a_signature_not_both():
+    with pytest.raises(sd.ArgumentError, match="not both"):
+        sd.adjoint_source(_sine_times, args=(0.5,), signature="float64")
