@@ -37,6 +37,7 @@ def numpy_rows() -> list[Rule]:
         )
     rows.append(row("np.arctan2", "y x", "x / (x * x + y * y)", "-y / (x * x + y * y)"))
     rows.append(row("np.square", "x", "2.0 * x"))
+    rows.append(row("np.fmod", "x y", "1", "-np.trunc(x / y)"))  # x - trunc(x / y) * y
     rows += _more_elementwise_rows()
     rows.append(row("np.negative", "x", "-1"))
     # NumPy's spellings of the arithmetic operators: the same rows as + - * /.
