@@ -496,7 +496,16 @@ def pass_statements(x, k):
     return total
 
 
+def extremes_of_many(x, y):
+    """Builtin max and min of three and four numbers, in a loop."""
+    s = 0.0
+    for i in range(3):
+        s += max(x * i, y, 0.5) * min(x * y, 2.0, y + i, x)
+    return s
+
+
 CASES = [
+    (extremes_of_many, (0.7, 1.3), (0, 1)),
     (pass_statements, (np.array([0.3, 11.0, -0.8]), 0.7), (0, 1)),
     (spring_network, (np.array([0.3, -0.2, 0.9, 0.45]), 0.7), (0, 1)),
     (

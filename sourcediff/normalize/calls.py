@@ -95,8 +95,15 @@ class CallFlattening:
         return ast.Call(path_ast(path), args, keywords)
 
     def spelled_otherwise(self, path: str, call_args, call_keywords, expr: ast.Call):
-        """``np.clip`` with a bound of None (``np.maximum``/``np.minimum``) and ``np.diff(x,
-        n)`` (``np.diff`` n times), in rows the table has; None for any other call."""
+        """``np.clip`` with a bound of None (``np.maximum``/``np.minimum``), ``np.diff(x,
+        n)`` (``np.diff`` n times) and ``max``/``min`` of more than two numbers, in rows the
+        table has; None for any other call."""
+        if path in ("max", "min") and len(call_args) > 2 and not call_keywords:
+            # max(a, b, c) is max(max(a, b), c): the same first maximum on a tie
+            inner = ast.copy_location(
+                ast.Call(ast.Name(path, ast.Load()), call_args[:-1], []), expr
+            )
+            return self.library_call(path, [inner, call_args[-1]], [], expr)
         if path == "np.clip" and len(call_args) == 3 and not call_keywords:
             x, low, high = call_args
             for bound, other, instead in ((high, low, "np.maximum"), (low, high, "np.minimum")):
