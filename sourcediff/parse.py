@@ -291,9 +291,14 @@ def _calling(custom) -> types.FunctionType:
     """A plain function calling the function with a custom rule: what ``sd.grad`` of that
     function differentiates, so that its rule applies there too (as ``jax.grad`` of a
     ``jax.custom_vjp`` function does)."""
-    params = ", ".join(custom.params)
+    defaults = _defaults(custom.func)
+    literal = all(type(d) in CONSTANT_TYPES for d in defaults.values())
+    signature = ", ".join(
+        f"{p}={defaults[p]!r}" if literal and p in defaults else p for p in custom.params
+    )
     name, filename = f"{custom.__name__}_call", f"<sourcediff: {custom.__name__}>"
-    source = f"def {name}({params}):\n    return {custom.__name__}({params})\n"
+    call = ", ".join(custom.params)
+    source = f"def {name}({signature}):\n    return {custom.__name__}({call})\n"
     namespace = {custom.__name__: custom}
     exec(compile(source, filename, "exec"), namespace)
     func = namespace[name]

@@ -206,3 +206,24 @@ def test_second_derivatives_through_a_rule_are_refused_at_the_users_line():
     for make in (sd.hessian, sd.hvp):
         with pytest.raises(sd.UnsupportedCallError, match="'quantized'.*'straight_through"):
             make(c.quantized, jit=False)
+
+
+@sd.custom_vjp
+def _scaled_floor(x, c=2.0):
+    return c * math.floor(x)
+
+
+def _scaled_floor_fwd(x, c=2.0):
+    return c * math.floor(x), (c,)
+
+
+def _scaled_floor_bwd(res, g):
+    return (res[0] * g, 0.0)
+
+
+_scaled_floor.defvjp(_scaled_floor_fwd, _scaled_floor_bwd)
+
+
+def test_a_rule_function_differentiated_itself_keeps_its_defaults():
+    assert sd.grad(_scaled_floor, jit=False)(1.3) == 2.0
+    assert sd.grad(_scaled_floor, jit=False)(1.3, 3.0) == 3.0
