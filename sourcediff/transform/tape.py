@@ -201,10 +201,11 @@ class Tapes:
             if not isinstance(outer, ast.For):
                 return "16"
             return f"max(16, {self._trips(outer, outer)})"
-        terms = []
+        terms: dict[str, int] = {}  # each distinct count once, with how many sites have it
         for loops in tape.sites:
-            terms.append(" * ".join(self._trips(loop, loops[0]) for loop in loops))
-        return " + ".join(terms)
+            term = " * ".join(self._trips(loop, loops[0]) for loop in loops)
+            terms[term] = terms.get(term, 0) + 1
+        return " + ".join(t if k == 1 else f"{k} * {t}" for t, k in terms.items())
 
     def _trips(self, loop: ast.For, outer: ast.stmt | None = None) -> str:
         """The trip count of ``loop`` as an expression valid before ``outer`` starts."""
