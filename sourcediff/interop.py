@@ -34,6 +34,8 @@ from numba.extending import overload, typeof_impl
 
 from . import pipeline
 from .errors import ArgumentError
+from .naming import Namer
+from .parse import parameter_list
 from .plan import AutoPlan
 
 
@@ -53,7 +55,7 @@ def register(cls) -> None:
 def gradient_stub(specializer, with_value: bool):
     """A function with the user's parameters whose overload returns the gradient (and value)."""
 
-    defaults = _literal_defaults(specializer)
+    defaults = specializer.parsed.defaults  # njit code may leave number defaults out
 
     def specialize(*arg_types):
         arg_types = tuple(map(_type_of_given, arg_types))
@@ -69,8 +71,8 @@ def gradient_stub(specializer, with_value: bool):
 
     # Numba wants the stub, its typing function and the implementation to share the
     # parameters' names exactly, so all three are written out for this function.
-    params = _parameters(specializer.params, defaults)
-    specialize_ = _FreshNames(set(specializer.params))("specialize")
+    params = parameter_list(specializer.params, defaults)
+    specialize_ = Namer(set(specializer.params)).fresh("specialize")
     namespace: dict = {specialize_: specialize}
     exec(  # noqa: S102
         f"def stub({params}):\n    raise NotImplementedError\n\n"
@@ -80,7 +82,7 @@ def gradient_stub(specializer, with_value: bool):
     overload(namespace["stub"], jit_options={"error_model": "numpy"})(namespace["typing"])
     # An njit function calling the stub: a dispatcher, which njit code can also receive as
     # an argument (an overloaded stub's type cannot be unboxed from Python).
-    stub_ = _FreshNames(set(specializer.params))("stub")
+    stub_ = Namer(set(specializer.params)).fresh("stub")
     called: dict = {stub_: namespace["stub"]}
     exec(  # noqa: S102
         f"def call({params}):\n    return {stub_}({', '.join(specializer.params)})\n", called
@@ -160,20 +162,6 @@ def _stride_divisor(a, g):
     return g
 
 
-class _FreshNames:
-    """Names apart from ``taken`` and from each other: ``value``, else ``value_``, ..."""
-
-    def __init__(self, taken: set[str]):
-        self.taken = set(taken) | {"impl"}
-
-    def __call__(self, stem: str) -> str:
-        name = stem
-        while name in self.taken:
-            name += "_"
-        self.taken.add(name)
-        return name
-
-
 @numba.njit(cache=True)
 def _span(a):
     low = high = a.ctypes.data
@@ -193,28 +181,14 @@ def _type_of_given(t):
     return types.unliteral(t) if isinstance(t, types.Type) else numba.typeof(t)
 
 
-def _literal_defaults(specializer) -> dict[str, object]:
-    """The parameters' defaults when each is a number or a bool (written into the stub's
-    source, so that njit code may leave them out, as Python code may); else none."""
-    defaults = specializer.parsed.defaults
-    literal = all(type(d) in (bool, int, float) for d in defaults.values())
-    return dict(defaults) if literal else {}
-
-
-def _parameters(params: list[str], defaults: dict[str, object]) -> str:
-    """``x, c=2.0``: the parameter list of the stub, its typing and implementation."""
-    return ", ".join(f"{p}={defaults[p]!r}" if p in defaults else p for p in params)
-
-
 def _implementation(specializer, adjoint, with_value: bool, calling: Calling, defaults):
     """``def impl(params): value, grads = adjoint(params, 1.0); return ...``, with the
     copies, write-backs and overlap checks of ``calling``. Its parameters are the user's
     (Numba matches them by name); every other name it uses is chosen apart from them."""
-    taken = set(specializer.params)
-    fresh = _FreshNames(taken)
+    fresh = Namer(set(specializer.params) | {"impl"}).fresh
     adjoint_, np_, overlaps_ = fresh("adjoint"), fresh("np"), fresh("memory_overlaps")
     value, grads = fresh("value"), fresh("grads")
-    params = _parameters(specializer.params, defaults)
+    params = parameter_list(specializer.params, defaults)
     result_grads = f"{grads}[0]" if specializer.single else grads
     result = f"{value}, {result_grads}" if with_value else result_grads
     checks = "".join(

@@ -291,11 +291,7 @@ def _calling(custom) -> types.FunctionType:
     """A plain function calling the function with a custom rule: what ``sd.grad`` of that
     function differentiates, so that its rule applies there too (as ``jax.grad`` of a
     ``jax.custom_vjp`` function does)."""
-    defaults = _defaults(custom.func)
-    literal = all(type(d) in CONSTANT_TYPES for d in defaults.values())
-    signature = ", ".join(
-        f"{p}={defaults[p]!r}" if literal and p in defaults else p for p in custom.params
-    )
+    signature = parameter_list(list(custom.params), _defaults(custom.func))
     name, filename = f"{custom.__name__}_call", f"<sourcediff: {custom.__name__}>"
     call = ", ".join(custom.params)
     source = f"def {name}({signature}):\n    return {custom.__name__}({call})\n"
@@ -314,6 +310,22 @@ def _function_node(module: ast.Module, name: str, filename: str, first_line: int
     raise UnsupportedSyntaxError(
         f"'{name}' is not defined by a 'def' statement; write it as a def", filename, first_line
     )
+
+
+def literal_defaults(params: list[str], defaults: dict[str, object]) -> dict[str, object]:
+    """``defaults`` when each is a number or a bool and they are the trailing ``params``
+    (what generated source can write after ``=``), else none."""
+    if any(type(d) not in CONSTANT_TYPES for d in defaults.values()):
+        return {}
+    if params[len(params) - len(defaults) :] != [p for p in params if p in defaults]:
+        return {}  # dicts of parameters were expanded
+    return {p: defaults[p] for p in params if p in defaults}
+
+
+def parameter_list(params: list[str], defaults: dict[str, object]) -> str:
+    """``x, c=2.0``: a generated def's parameters, with their :func:`literal_defaults`."""
+    literal = literal_defaults(params, defaults)
+    return ", ".join(f"{p}={literal[p]!r}" if p in literal else p for p in params)
 
 
 def _defaults(func) -> dict[str, object]:

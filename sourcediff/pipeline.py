@@ -48,7 +48,7 @@ from .normalize.inplace import resolve_inplace_updates
 from .normalize.rows import hoist_invariant_rows
 from .normalize.scalarize import scalarize
 from .normalize.views import copy_written_views
-from .parse import ParsedFunction, parse_function
+from .parse import ParsedFunction, literal_defaults, parse_function
 from .plan import AutoPlan, cheaper_to_rerun, has_time_loop, make_plan
 from .transform import optimize as optimizer
 from .transform.forward import build_tangent
@@ -398,23 +398,15 @@ def _build_primal_module(parsed: ParsedFunction, fastmath: bool = False) -> Buil
         nf = normalized(parsed)
         header = f"{origin_line(parsed)}\n\nThe normalized primal; do not edit."
         primal = optimized(nf.node, parsed)
-        primal.args.defaults = _literal_defaults(nf.params, parsed.defaults)
+        # njit code calling sd.jit(f) may leave number defaults out, as Python code may
+        defaults = literal_defaults(nf.params, parsed.defaults)
+        primal.args.defaults = [ast.Constant(d) for d in defaults.values()]
         text = module_source(header, nf.constants, [_function_text(primal, nf)])
         meta = {"written": written_params(nf.params, nf.node)}
         compile_stage.write_module(path, text, meta)
         STATS["transforms"] += 1
     written = tuple(meta["written"])
     return Built(str(path), primal_name(parsed), "", 1, "", fastmath=fastmath, written=written)
-
-
-def _literal_defaults(params: list[str], defaults: dict) -> list[ast.expr]:
-    """The primal's defaults, when each is a number or a bool: njit code calling
-    ``sd.jit(f)`` may then leave them out, as Python code may."""
-    if not defaults or any(type(defaults.get(p)) not in (bool, int, float) for p in defaults):
-        return []
-    if params[len(params) - len(defaults) :] != [p for p in params if p in defaults]:
-        return []  # not the trailing parameters (dicts of parameters were expanded)
-    return [ast.Constant(defaults[p]) for p in params if p in defaults]
 
 
 def load_module(built: Built):

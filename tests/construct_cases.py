@@ -504,7 +504,18 @@ def extremes_of_many(x, y):
     return s
 
 
+def hyperbolic_and_remainders(v, y):
+    """Inverse hyperbolic functions, np.fmod (its adjoint in y is -trunc(v / y)) and
+    np.fmax/fmin in a loop over a vector rebound each step."""
+    s = 0.0
+    for _ in range(2):
+        v = np.arcsinh(v) + np.arctanh(0.5 * np.tanh(v)) * np.arccosh(v * v + 1.5)
+        s += np.sum(np.fmod(v, y) ** 2 + np.fmax(v, 0.3) * np.fmin(v, y))
+    return s + math.asinh(y) * math.acosh(y + 1.0) + math.atanh(0.2 * y)
+
+
 CASES = [
+    (hyperbolic_and_remainders, (np.array([0.4, -0.9, 1.7]), 0.75), (0, 1)),
     (extremes_of_many, (0.7, 1.3), (0, 1)),
     (pass_statements, (np.array([0.3, 11.0, -0.8]), 0.7), (0, 1)),
     (spring_network, (np.array([0.3, -0.2, 0.9, 0.45]), 0.7), (0, 1)),
