@@ -181,3 +181,19 @@ def test_memory_overlaps_never_misses_shared_memory():
     assert not memory_overlaps(base[:, 0], base[:, 1])
     assert not memory_overlaps(other[::2], other[1::2])
     assert not memory_overlaps(base, other)
+
+
+def _smooth_in_place(v, w):
+    for i in range(1, v.shape[0]):
+        v[i] = (1.0 - w) * v[i] + w * v[i - 1]
+
+
+def _smooths_a_view(u0, w):
+    u = u0.copy()
+    _smooth_in_place(u[2:], w)
+    return np.sum(u * u)
+
+
+def test_a_view_passed_to_a_helper_that_writes_it_is_named_as_the_user_wrote_it():
+    with pytest.raises(sd.UnsupportedSyntaxError, match=r"'u\[2:\]' is written in place"):
+        sd.grad(_smooths_a_view, jit=False)(np.linspace(0.1, 1.0, 6), 0.3)
