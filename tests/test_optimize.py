@@ -16,6 +16,7 @@ from sourcediff.transform.cleanup import drop_dead_stores
 from sourcediff.transform.cse import share_common_subexpressions
 from sourcediff.transform.first_arrays import bind_first_contributions
 from sourcediff.transform.fold import fold_temporaries
+from sourcediff.transform.forward_loops import run_independent_loops_forward
 from sourcediff.transform.forwarding import forward_array_adjoints
 from sourcediff.transform.optimize import optimize
 from sourcediff.transform.stack_moves import merge_stack_moves
@@ -592,3 +593,55 @@ def test_reverse_ranges_read_invariant_bounds_only(bounds, rebinding, kept):
     )
     replay_invariant_ranges(fn)
     assert ("n_j - 1" in ast.unparse(fn)) == kept
+
+
+@pytest.mark.parametrize(
+    ("body", "after", "turns"),
+    [
+        ("t = x[j] * g; w_bar[k, j] += t", "", True),  # elementwise: forwards
+        ("w_bar[j, k] = w_bar[j, k] * 2.0; w_bar[j, k] += x[j]", "", True),
+        ("w_bar[k, j] += x[j]; w_bar[k, j + 1] += x[j]", "", False),  # neighbours
+        ("s += x[j]", "", False),  # a carried sum: the order of its rounding stays
+        ("w_bar[k, j] += s; s = x[j]", "", False),  # read before it is bound
+        ("t = x[j]; w_bar[k, j] += t", "return t", False),  # the last t is read
+        ("w_bar[k, j] += v[j]", "", False),  # v may be a view of w_bar
+        ("w_bar[k] += x[j]", "", False),  # a row, not an element
+        ("w_bar[k, j] += x[j]; w_bar[k, 0] += 1.0", "", False),  # two axes differ
+    ],
+)
+def test_a_reverse_loop_runs_forwards_only_when_its_iterations_share_nothing(body, after, turns):
+    source = f"""
+        def f(x, w_bar, g, k, n):
+            s = 0.0
+            t = 0.0
+            v = w_bar[k]
+            for j in range(n - 1, -1, -1):
+                {body}
+            {after or "return w_bar, s"}
+        """
+    fn = _function(source)
+    ranks = {"x": 1, "w_bar": 2, "v": 1}
+    assert run_independent_loops_forward(fn, ranks) == turns
+    loop = next(s for s in fn.body if isinstance(s, ast.For))
+    assert ast.unparse(loop.iter) == ("range(n)" if turns else "range(n - 1, -1, -1)")
+    args = (np.linspace(0.1, 0.9, 4), np.arange(20.0).reshape(4, 5), 0.3, 1, 4)
+    plain = _run(_function(source), args[0], args[1].copy(), *args[2:])
+    again = _run(fn, args[0], args[1].copy(), *args[2:])
+    assert repr(plain) == repr(again)
+
+
+def test_a_forward_loop_keeps_its_bounds_and_a_record_keeps_it_reversed():
+    fn = _function(
+        """
+        def f(x, x_bar, i, n, t, top):
+            for j in range(n - 1, i, -1):
+                x_bar[j] += 2.0 * x[j]
+            for j in range(n - 1, -1, -1):
+                top -= 1
+                x_bar[j] += t[top]
+        """
+    )
+    fn.body[1].body[0].record_writes = frozenset({"top"})
+    assert run_independent_loops_forward(fn, {"x": 1, "x_bar": 1})
+    assert ast.unparse(fn.body[0].iter) == "range(i + 1, n)"
+    assert ast.unparse(fn.body[1].iter) == "range(n - 1, -1, -1)"

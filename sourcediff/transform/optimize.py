@@ -29,6 +29,8 @@ swap ``a_bar, b_bar = (b_bar, a_bar)`` (after the fixed point: a swap binds the 
 names again, which the passes above do not expect of a private buffer). Last,
 ``drop_implied_zeroings`` removes the zeroing of an adjoint whose every element the
 reverse of a fused loop nest zeroed already (kept until then, so the analyses see it),
+``run_independent_loops_forward`` (forward_loops.py) runs a reverse loop whose iterations
+share nothing in the forward order (the derivative only: it needs the arrays' ranks),
 and ``merge_stack_moves`` (stack_moves.py) moves a tape's pointer once per run of
 pushes or pops instead of once per value.
 
@@ -66,6 +68,7 @@ from .cse import share_common_subexpressions
 from .effects import statement_lists
 from .first_arrays import bind_first_contributions, swap_first_contributions
 from .fold import fold_temporaries
+from .forward_loops import run_independent_loops_forward
 from .forwarding import forward_array_adjoints
 from .passthrough import pass_through_increments
 from .simplify import tidy_reversed_ranges
@@ -115,6 +118,8 @@ def optimize(
     if shapes is not None:
         swap_first_contributions(function, shapes)
     drop_implied_zeroings(function)
+    if ranks is not None:
+        run_independent_loops_forward(function, ranks)
     merge_stack_moves(function)
     return function
 

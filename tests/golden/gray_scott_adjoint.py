@@ -103,8 +103,8 @@ def gray_scott_vjp(u, v, feed, kill, steps, gray_scott_bar):
     t26_bar = 0.0
     u2_bar = np.zeros_like(u2)
     v2_bar = np.zeros_like(v2)
-    for j3 in range(t47 - 1, -1, -1):
-        for j4 in range(t48 - 1, -1, -1):
+    for j3 in range(t47):
+        for j4 in range(t48):
             v_bar[j3, j4] += 2.0 * (v[j3, j4] * gray_scott_bar)
     # golden_functions.py:78: for _ in range(steps):
     for _ in range(steps - 1, -1, -1):

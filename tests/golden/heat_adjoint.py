@@ -81,7 +81,7 @@ def heat_vjp(u0, alpha, steps, heat_bar):
     alpha_bar = 0.0
     u_bar = np.zeros_like(u)
     v_bar = np.zeros_like(v)
-    for j in range(t18 - 1, -1, -1):
+    for j in range(t18):
         u_bar[j] += 2.0 * (u[j] * heat_bar)
     # golden_functions.py:49: for _ in range(steps):
     for _ in range(steps - 1, -1, -1):

@@ -47,7 +47,7 @@ def mlp_loss_vjp(w1, b1, w2, x, y, mlp_loss_bar):
     # reverse sweep
     b1_bar = np.zeros_like(b1)
     d_bar = np.zeros_like(d)
-    for j in range(t6 - 1, -1, -1):
+    for j in range(t6):
         d_bar[j] += 2.0 * (d[j] * mlp_loss_bar)
     # golden_functions.py:60: d = w2 @ h - y
     w2_bar = matmul_adjoint_left(d_bar, w2, h)
