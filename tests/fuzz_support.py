@@ -32,11 +32,16 @@ def folder():
 # 99: an if, min/max, an int counter, a tuple swap, a stage value read after the loop).
 GAP_SAMPLE = (14, 20, 29, 43, 81, 99)
 
+# Seeds whose programs (with ``extras=True``) hold each construct of tests/fuzzing/extras.py:
+# max/min of many, np.fmod/fmax/fmin, a functools.wraps helper, defaults left out (12);
+# pass statements, inverse hyperbolics, defaults left out (182).
+EXTRA_SAMPLE = (12, 182)
 
-def run_program(seed: int, folder: Path, jit: bool, selected, gaps: bool = False) -> None:
+
+def run_program(seed: int, folder: Path, jit: bool, selected, gaps=False, extras=False) -> None:
     """Differentiate program ``seed`` under ``selected`` policies; every outcome must be ok
     or a clear refusal (an unstable reference skips)."""
-    program = generate(seed, gaps)
+    program = generate(seed, gaps, extras)
     f = load(program.source, folder, seed)
     args = arguments(seed)
     reference, stable = reference_gradient(f, args, ARGNUMS)

@@ -9,7 +9,7 @@ refusal, or a skipped unstable reference. A long campaign is one command:
 import os
 
 import pytest
-from fuzz_support import SAMPLE, folder, run_program
+from fuzz_support import EXTRA_SAMPLE, SAMPLE, folder, run_program
 from fuzzing.campaign import _copied, arguments, layout_of, policies
 
 COMPILED = range(300_000, 300_006)
@@ -34,6 +34,12 @@ def test_generated_own_stream_constructs_compiled(seed, folder):
     invariant array in a per-sample loop and a hidden layer read in a deeper nest (81), a
     scalar time loop "auto" re-runs in the reverse sweep (20), all ``gaps=True``, compiled."""
     run_program(seed, folder, True, policies()[3:], gaps=True)
+
+
+@pytest.mark.parametrize("seed", EXTRA_SAMPLE)
+def test_generated_extras_compiled(seed, folder):
+    """Programs with the constructs of tests/fuzzing/extras.py, compiled, under "auto"."""
+    run_program(seed, folder, True, policies()[3:], extras=True)
 
 
 def test_arguments_come_in_every_layout_and_copies_keep_theirs():

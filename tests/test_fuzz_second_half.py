@@ -2,7 +2,7 @@
 differentiated under every policy as plain Python with the verifier on."""
 
 import pytest
-from fuzz_support import GAP_SAMPLE, SAMPLE, folder, run_program
+from fuzz_support import EXTRA_SAMPLE, GAP_SAMPLE, SAMPLE, folder, run_program
 from fuzzing.campaign import policies
 
 SECOND_HALF = SAMPLE[len(SAMPLE) // 2 :]
@@ -19,6 +19,13 @@ def test_generated_program_with_its_own_stream_constructs(seed, folder, monkeypa
     """Programs with the constructs of the generator's own stream (``gaps=True``)."""
     monkeypatch.setenv("SOURCEDIFF_VERIFY", "1")
     run_program(seed, folder, False, policies(), gaps=True)
+
+
+@pytest.mark.parametrize("seed", EXTRA_SAMPLE)
+def test_generated_program_with_the_extras_stream(seed, folder, monkeypatch):
+    """Programs with the constructs of tests/fuzzing/extras.py (``extras=True``)."""
+    monkeypatch.setenv("SOURCEDIFF_VERIFY", "1")
+    run_program(seed, folder, False, policies(), extras=True)
 
 
 __all__ = ["folder"]  # the fixture, imported

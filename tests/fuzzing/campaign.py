@@ -3,6 +3,7 @@
     python -m tests.fuzzing.campaign --programs 10000 --seed 0 --no-jit
     python -m tests.fuzzing.campaign --programs 500 --seed 0 --jit --out /tmp/fuzz
     python -m tests.fuzzing.campaign --programs 200 --seed 0 --no-jit --gaps
+    python -m tests.fuzzing.campaign --programs 200 --seed 0 --no-jit --extras
 
 For each program and policy: the gradient with respect to every float
 argument (``x0, x1, a, m``) is compared with a reference independent of
@@ -154,9 +155,9 @@ def _check_dict_variant(f_dict, args, policy, jit: bool, reference) -> tuple[str
     return "ok", ""
 
 
-def run_program(seed: int, folder: Path, jit: bool, selected, gaps: bool = False):
+def run_program(seed: int, folder: Path, jit: bool, selected, gaps=False, extras=False):
     """Outcomes of one program under each policy, with its tags and source."""
-    program = generate(seed, gaps)
+    program = generate(seed, gaps, extras)
     f = load(program.source, folder, seed)
     args = arguments(seed)
     try:
@@ -168,7 +169,7 @@ def run_program(seed: int, folder: Path, jit: bool, selected, gaps: bool = False
     return program, {str(p): check(f, args, p, jit, reference) for p in selected}
 
 
-def campaign(seeds, jit: bool, out: Path | None, selected=None, verbose=True, gaps=False) -> dict:
+def campaign(seeds, jit: bool, out, selected=None, verbose=True, gaps=False, extras=False) -> dict:
     """Run ``seeds``; returns counts by (policy, outcome) and the failures."""
     selected = selected or policies()
     counts: collections.Counter = collections.Counter()
@@ -178,7 +179,7 @@ def campaign(seeds, jit: bool, out: Path | None, selected=None, verbose=True, ga
     with tempfile.TemporaryDirectory() as tmp:
         sys.path.insert(0, tmp)
         for seed in seeds:
-            program, outcomes = run_program(seed, Path(tmp), jit, selected, gaps)
+            program, outcomes = run_program(seed, Path(tmp), jit, selected, gaps, extras)
             for policy, (outcome, detail) in outcomes.items():
                 counts[policy, outcome] += 1
                 if outcome == "refused":
@@ -219,12 +220,13 @@ def main(argv=None) -> int:
     parser.add_argument("--jit", action=argparse.BooleanOptionalAction, default=False)
     parser.add_argument("--out", type=Path, default=None)
     parser.add_argument("--gaps", action="store_true", help="generate(seed, gaps=True)")
+    parser.add_argument("--extras", action="store_true", help="generate(seed, extras=True)")
     options = parser.parse_args(argv)
     if not options.jit:
         os.environ["SOURCEDIFF_VERIFY"] = "1"
     start = time.time()
     seeds = range(options.seed, options.seed + options.programs)
-    result = campaign(seeds, options.jit, options.out, gaps=options.gaps)
+    result = campaign(seeds, options.jit, options.out, gaps=options.gaps, extras=options.extras)
     print(report(result))
     print(
         f"{options.programs} programs in {time.time() - start:.0f} s; "

@@ -17,13 +17,17 @@ writes the array, equal array expressions one of which is written afterwards, in
 float32 arrays passed to helpers, periodic stencils by ``np.roll`` rebound in a loop, rows
 of a loop-invariant array in a per-sample loop, pairwise element increments, a hidden layer
 written in a loop and read in a deeper nest, and straight-line scalar time loops (RK2/RK4
-steps); these with ``gaps=True`` only, from a stream of their own.
+steps); these with ``gaps=True`` only, from a stream of their own. With ``extras=True``, the
+constructs of ``extras.py`` (``pass``, max/min of many, inverse hyperbolics, ``np.fmod``,
+``fmax``/``fmin``, a ``functools.wraps`` helper, defaults left out), from a third stream.
 """
 
 from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
+
+from .extras import EXTRA_HELPERS, extra_construct
 
 HELPERS = """
 EDGE = np.array([0, 2, 2, 1])  # a module-level index array with a repeated index
@@ -183,6 +187,11 @@ class _Writer:
         self.gap_rng = random.Random(f"gaps {rng.getstate()[1][:4]}")
         self.gap_count = 0
         self.gap_helpers: set[str] = set()
+        # And those of extras.py (``generate(seed, extras=True)``), from a third stream.
+        self.extras = False
+        self.extra_rng = random.Random(f"extras {rng.getstate()[1][:4]}")
+        self.extra_count = 0
+        self.extra_helpers: set[str] = set()
 
     def fresh(self, stem: str) -> str:
         self.counter += 1
@@ -236,6 +245,8 @@ class _Writer:
                 self.broadcast_mix(depth)
             if self.gaps and self.gap_rng.random() < 0.08:
                 self.gap_construct(depth)
+            if self.extras and self.extra_rng.random() < 0.12:
+                extra_construct(self, depth)
 
     def statement(self, depth: int) -> None:
         choices = [
@@ -1117,12 +1128,14 @@ class _Writer:
         return f"{floats} + np.sum({vec} * {vec}){matrix}"
 
 
-def generate(seed: int, gaps: bool = False) -> Program:
+def generate(seed: int, gaps: bool = False, extras: bool = False) -> Program:
     """The program of ``seed`` (deterministic); with ``gaps``, also the constructs of
-    :meth:`_Writer.gap_construct`, inserted into the program ``seed`` has without them."""
+    :meth:`_Writer.gap_construct`, and with ``extras`` those of ``extras.py``, inserted
+    into the program ``seed`` has without them."""
     rng = random.Random(seed)
     writer = _Writer(rng)
     writer.gaps = gaps
+    writer.extras = extras
     writer.loop_var = None
     writer.tensor_name = None
     writer.emit(0, "def f(x0, x1, a, m, n):")
@@ -1132,7 +1145,12 @@ def generate(seed: int, gaps: bool = False) -> Program:
     helpers = HELPERS + "".join(
         f"\n\n{text}\n" for name, text in GAP_HELPERS.items() if name in writer.gap_helpers
     )
-    source = "import math\n\nimport numpy as np\n\n" + helpers + "\n\n" + "\n".join(writer.lines)
+    helpers += "".join(
+        f"\n\n{text}\n" for name, text in EXTRA_HELPERS.items() if name in writer.extra_helpers
+    )
+    imports = "import functools\n" if "twice_sin" in writer.extra_helpers else ""
+    source = f"{imports}import math\n\nimport numpy as np\n\n" + helpers + "\n\n"
+    source += "\n".join(writer.lines)
     if rng.random() < 0.2:  # drawn last: the rest of the program is the same either way
         source += "\n" + DICT_VARIANT
         writer.tags.add("dict_params")

@@ -1,0 +1,137 @@
+"""Constructs drawn from a stream of their own (``generate(seed, extras=True)``).
+
+``pass`` in branches and loops, builtin ``max``/``min`` of more than two numbers, the
+inverse hyperbolic functions (``math`` and NumPy), ``np.fmod``/``fmax``/``fmin``, a helper
+wrapped by a ``functools.wraps`` decorator, and a helper called with some of its defaults
+left out or given by keyword. Each adds to a float the program already has, so the rest of
+the program is the one the seed gives without them, and every seed without ``extras``
+keeps its program.
+"""
+
+from __future__ import annotations
+
+# Helpers of these constructs: added to a program's module only when it calls them.
+EXTRA_HELPERS = {
+    "twice_sin": """def doubled(fn):
+    @functools.wraps(fn)
+    def wrapper(u):
+        return 2.0 * fn(u)
+
+    return wrapper
+
+
+@doubled
+def twice_sin(u):
+    return math.sin(u)""",
+    "damped": """def damped(u, rate=0.5, floor=-1.0):
+    return max(u * rate, floor) + 0.1 * u""",
+}
+
+
+def extra_construct(writer, depth: int) -> None:
+    """One construct of this module, drawn from ``writer.extra_rng``."""
+    main, writer.rng = writer.rng, writer.extra_rng
+    try:
+        writer.extra_count += 1
+        forms = [
+            extremes_of_many,
+            pass_statements,
+            inverse_hyperbolics,
+            remainders_and_extremes,
+            wrapped_helper,
+            defaulted_helper,
+        ]
+        writer.rng.choice(forms)(writer, depth)
+    finally:
+        writer.rng = main
+
+
+def extremes_of_many(writer, depth: int) -> None:
+    """``x = x + 0.1 * max(a, b, c)`` (or ``min``) of three or four scalars."""
+    count = writer.rng.choice([3, 4])
+    operands = ", ".join(writer.scalar(1) for _ in range(count))
+    extreme = writer.rng.choice(["max", "min"])
+    writer.emit(depth, f"{writer.sum_target()} {extreme}({operands})")
+    writer.tags.add("extremes_of_many")
+
+
+def pass_statements(writer, depth: int) -> None:
+    """``pass`` as a whole branch, beside a statement, or as a loop's body."""
+    form = writer.rng.randrange(3)
+    test = f"{writer.scalar(1)} < {writer.scalar(1)}"
+    if form == 0:
+        writer.emit(depth, f"if {test}:")
+        writer.emit(depth + 1, "pass")
+        writer.emit(depth, "else:")
+        writer.emit(depth + 1, f"{writer.sum_target()} {writer.scalar(1)}")
+    elif form == 1:
+        writer.emit(depth, f"if {test}:")
+        writer.emit(depth + 1, f"{writer.sum_target()} {writer.scalar(1)}")
+        writer.emit(depth + 1, "pass")
+    else:
+        writer.emit(depth, f"for {extra_name(writer, 'k')} in range(n):")
+        writer.emit(depth + 1, "pass")
+    writer.tags.add("pass_statements")
+
+
+def inverse_hyperbolics(writer, depth: int) -> None:
+    """``asinh``, ``acosh`` and ``atanh`` of scalars (``math``) or of a vector (NumPy),
+    their arguments kept inside the domains."""
+    s, vec = writer.scalar(1), writer.rng.choice(writer.vectors)
+    if writer.rng.random() < 0.5:
+        terms = [
+            f"math.asinh({s})",
+            f"math.acosh(1.5 + {s} * {s})",
+            f"math.atanh(0.5 * math.tanh({s}))",
+        ]
+    else:
+        terms = [
+            f"np.sum(np.arcsinh({vec}) * {vec})",
+            f"np.sum(np.arccosh(1.5 + {vec} * {vec}))",
+            f"np.sum(np.arctanh(0.5 * np.tanh({vec})))",
+        ]
+    chosen = writer.rng.sample(terms, writer.rng.randint(1, 3))
+    writer.emit(depth, f"{writer.sum_target()} ({' + '.join(chosen)})")
+    writer.tags.add("inverse_hyperbolics")
+
+
+def remainders_and_extremes(writer, depth: int) -> None:
+    """``np.fmod`` of a scalar or a vector, and ``np.fmax``/``np.fmin`` of two vectors."""
+    s, vec = writer.scalar(1), writer.rng.choice(writer.vectors)
+    other = writer.rng.choice(writer.vectors)
+    terms = [
+        f"np.fmod({s} * 1.3, 0.7)",
+        f"np.sum(np.fmod({vec} * 1.3, 0.9) * {other})",
+        f"np.sum(np.fmax({vec}, np.sin({other})) + np.fmin({vec}, 0.2))",
+    ]
+    chosen = writer.rng.sample(terms, writer.rng.randint(1, 3))
+    writer.emit(depth, f"{writer.sum_target()} ({' + '.join(chosen)})")
+    writer.tags.add("remainders_and_extremes")
+
+
+def wrapped_helper(writer, depth: int) -> None:
+    """A helper whose decorator wraps it with ``functools.wraps``: what runs is the wrapper."""
+    writer.emit(depth, f"{writer.sum_target()} twice_sin({writer.scalar(1)})")
+    writer.extra_helpers.add("twice_sin")
+    writer.tags.add("wrapped_helper")
+
+
+def defaulted_helper(writer, depth: int) -> None:
+    """``damped(u)``, ``damped(u, 0.25)``, ``damped(u, floor=-0.5)`` or all arguments."""
+    s = writer.scalar(1)
+    call = writer.rng.choice(
+        [
+            f"damped({s})",
+            f"damped({s}, 0.25)",
+            f"damped({s}, floor=-0.5)",
+            f"damped({s}, 0.3, -0.2)",
+        ]
+    )
+    writer.emit(depth, f"{writer.sum_target()} {call}")
+    writer.extra_helpers.add("damped")
+    writer.tags.add("defaulted_helper")
+
+
+def extra_name(writer, stem: str) -> str:
+    """A name of this stream's own (``ek_3``), apart from the program's and the gaps'."""
+    return f"e{stem}_{writer.extra_count}"
