@@ -19,6 +19,7 @@ from sourcediff.transform.fold import fold_temporaries
 from sourcediff.transform.forward_loops import run_independent_loops_forward
 from sourcediff.transform.forwarding import forward_array_adjoints
 from sourcediff.transform.optimize import optimize
+from sourcediff.transform.repeats import drop_repeated_reads
 from sourcediff.transform.stack_moves import merge_stack_moves
 from sourcediff.transform.trip_counts import replay_invariant_ranges
 from sourcediff.transform.zeros import assign_first_contributions
@@ -645,3 +646,33 @@ def test_a_forward_loop_keeps_its_bounds_and_a_record_keeps_it_reversed():
     assert run_independent_loops_forward(fn, {"x": 1, "x_bar": 1})
     assert ast.unparse(fn.body[0].iter) == "range(i + 1, n)"
     assert ast.unparse(fn.body[1].iter) == "range(n - 1, -1, -1)"
+
+
+@pytest.mark.parametrize(
+    ("between", "dropped"),
+    [
+        ("y_bar[j] += d * g", True),  # another array: x[j] unchanged
+        ("x[j] = 0.5", False),  # the array read
+        ("v[0] = 0.5", False),  # a view of it
+        ("add_into(x, y_bar)", False),  # a call that may write it
+        ("j = j - 1", False),  # its index
+    ],
+)
+def test_a_repeated_element_read_goes_only_while_its_memory_is_unchanged(between, dropped):
+    source = f"""
+        def f(x, y_bar, g, j):
+            v = x[1:]
+            d = x[j] - x[j - 1]
+            y_bar[j] += d * g
+            {between}
+            d = x[j] - x[j - 1]
+            y_bar[j - 1] += d
+            return y_bar, d
+        """
+    fn = _function(source)
+    ranks = {"x": 1, "y_bar": 1, "v": 1}
+    assert drop_repeated_reads(fn, ranks) == dropped
+    assert ast.unparse(fn).count("d = x[j] - x[j - 1]") == (1 if dropped else 2)
+    plain = _run(_function(source), np.linspace(0.1, 0.9, 5), np.zeros(5), 0.3, 3)
+    again = _run(fn, np.linspace(0.1, 0.9, 5), np.zeros(5), 0.3, 3)
+    assert repr(plain) == repr(again)

@@ -1,6 +1,6 @@
 """Stage "optimize": generated functions as an expert would write them, bit for bit the same.
 
-Eight passes run over each generated function (primal, derivative, record
+Nine passes run over each generated function (primal, derivative, record
 count, shadow) until none changes anything:
 
 1. ``assign_first_contributions`` (zeros.py): ``s_bar += g`` becomes
@@ -13,13 +13,16 @@ count, shadow) until none changes anything:
    array of its shape (the derivative only: it needs the static shapes);
 4. ``share_common_subexpressions`` (cse.py): ``b = e`` after ``a = e``
    becomes ``b = a`` while ``e``'s inputs are unchanged;
-5. ``fold_temporaries`` (fold.py): values read once go back into the
+5. ``drop_repeated_reads`` (repeats.py): a second ``t = x[j, 1] - x[i, 1]`` goes while
+   neither the names nor the memory it reads changed (the derivative only: it needs
+   the arrays' ranks);
+6. ``fold_temporaries`` (fold.py): values read once go back into the
    expression that reads them; copies are propagated; ``b = a`` after
    ``a = b`` is dropped;
-6. ``drop_dead_stores`` (cleanup.py): ``name = pure`` that nothing reads;
-7. ``tidy_reversed_ranges`` (simplify.py): the reverse of a loop whose bounds are
+7. ``drop_dead_stores`` (cleanup.py): ``name = pure`` that nothing reads;
+8. ``tidy_reversed_ranges`` (simplify.py): the reverse of a loop whose bounds are
    recomputed runs ``range(b - 1, a - 1, -1)``;
-8. ``pass_through_increments`` (passthrough.py): the reverse of ``a[i] += e`` no
+9. ``pass_through_increments`` (passthrough.py): the reverse of ``a[i] += e`` no
    longer zeroes ``a_bar[i]`` to add the same value back (the derivative only: it
    needs the arrays' ranks).
 
@@ -71,6 +74,7 @@ from .fold import fold_temporaries
 from .forward_loops import run_independent_loops_forward
 from .forwarding import forward_array_adjoints
 from .passthrough import pass_through_increments
+from .repeats import drop_repeated_reads
 from .simplify import tidy_reversed_ranges
 from .slicing import slice_to_result
 from .stack_moves import merge_stack_moves
@@ -108,6 +112,8 @@ def optimize(
         if shapes is not None:
             changed |= bind_first_contributions(function, shapes)
         changed |= share_common_subexpressions(function)
+        if ranks is not None:
+            changed |= drop_repeated_reads(function, ranks)
         changed |= fold_temporaries(function)
         changed |= drop_dead_stores(function)
         changed |= tidy_reversed_ranges(function)

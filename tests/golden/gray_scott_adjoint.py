@@ -136,10 +136,12 @@ def gray_scott_vjp(u, v, feed, kill, steps, gray_scott_bar):
                 u_bar[j, j2] += t43_bar
                 lu_bar = 0.16 * t43_bar
                 # golden_functions.py:81: uvv = u * v * v
+                t38 = u[j, j2]
+                t39 = v[j, j2]
                 t17_bar = v[j, j2] * uvv_bar
-                v_bar[j, j2] += u[j, j2] * v[j, j2] * uvv_bar
-                t38_bar = v[j, j2] * t17_bar
-                v_bar[j, j2] += u[j, j2] * t17_bar
+                v_bar[j, j2] += t38 * t39 * uvv_bar
+                t38_bar = t39 * t17_bar
+                v_bar[j, j2] += t38 * t17_bar
                 u_bar[j, j2] += t38_bar
                 # golden_functions.py:80: lv = np.roll(v, 1, 0) + np.roll(v, -1, 0) + np.roll(v, 1, 1) + np.roll(v, -1, 1) - 4.0 * v
                 v_bar[j, j2] += 4.0 * -lv_bar

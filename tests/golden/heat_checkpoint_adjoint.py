@@ -142,14 +142,14 @@ def heat_vjp(u0, alpha, steps, heat_bar):
             # golden_functions.py:52: v[0] = u[0]
             v[0] = u[0]
             # golden_functions.py:53: v[n - 1] = u[n - 1]
+            t13 = n - 1
             t14 = n - 1
-            v[n - 1] = u[t14]
+            v[t13] = u[t14]
             # golden_functions.py:54: u, v = v, u
             u, v = (v, u)
             v, u = (u, v)
             v_bar, u_bar = (u_bar, v_bar)
             # golden_functions.py:53: v[n - 1] = u[n - 1]
-            t13 = n - 1
             t15_bar = v_bar[t13]
             v_bar[t13] = 0.0
             u_bar[t14] += t15_bar
