@@ -19,9 +19,9 @@ import numpy as np
 from . import pipeline, verify
 from .dict_params import ArgumentLayout
 from .errors import ArgumentError, SourceDiffError
-from .parse import remember_sources
 from .plan import AutoPlan, snapshots_within
 from .policy import check_policy, memory_budget
+from .sources import remember_sources
 
 
 def normalize_argnums(argnums) -> tuple[tuple[int, ...], bool]:

@@ -35,8 +35,8 @@ from numba.extending import overload, typeof_impl
 from . import pipeline
 from .errors import ArgumentError
 from .naming import Namer
-from .parse import parameter_list
 from .plan import AutoPlan
+from .sources import parameter_list
 
 
 def register(cls) -> None:

@@ -31,11 +31,19 @@ from .naming import Namer
 from .nested import lift_nested_functions
 from .normalize.arrays import joined_lists_as_tuples
 from .normalize.iteration import is_sugar
+from .sources import (
+    CONSTANT_TYPES,
+    SourceRecord,
+    calling,
+    code_key,
+    function_defaults,
+    read_source,
+    unwrap,
+)
 
 SUPPORTED_MODULES = {math: "math", np: "np", np.linalg: "np.linalg"}
 SUPPORTED_BUILTINS = {"range", "len", "abs", "min", "max", "float", "int", "bool", "round"}
 SUPPORTED_BUILTINS |= {"enumerate", "zip"}  # as what a for loop runs over
-CONSTANT_TYPES = (bool, int, float)
 
 
 @dataclass(frozen=True)
@@ -52,54 +60,6 @@ class Resolved:
     path: str = ""
     value: object = None
     helper: ParsedFunction | None = None
-
-
-@dataclass(frozen=True)
-class SourceRecord:
-    """Where a function's source was read from: enough to read it again without the file.
-
-    A function pickled by value (cloudpickle, as Dask does for ``__main__``) arrives with
-    its code's file name replaced; the record travels with a pickled sourcediff function
-    so that the receiving process parses exactly the source the sender parsed.
-    """
-
-    code_key: tuple
-    filename: str
-    lines: tuple[str, ...]
-    first_line: int
-
-
-#: Sources received with unpickled functions, by code key (see ``remember_sources``).
-_REMEMBERED_SOURCES: dict[tuple, SourceRecord] = {}
-
-
-def _code_key(func) -> tuple:
-    code = func.__code__
-    return (code.co_name, code.co_firstlineno, code.co_code)
-
-
-def remember_sources(records) -> None:
-    """Make the sources of unpickled functions readable by ``parse_function``."""
-    for record in records:
-        _REMEMBERED_SOURCES[record.code_key] = record
-
-
-def _read_source(func) -> SourceRecord:
-    """The source lines of ``func``, from its file or from a remembered record."""
-    # The code object, not the function: inspect follows a decorator's ``__wrapped__``
-    # to the function it wraps, whose code is not what runs.
-    filename = inspect.getsourcefile(func.__code__) or func.__code__.co_filename
-    try:
-        lines, first_line = inspect.getsourcelines(func.__code__)
-    except (OSError, TypeError) as exc:
-        remembered = _REMEMBERED_SOURCES.get(_code_key(func))
-        if remembered is not None:
-            return remembered
-        raise SourceDiffError(
-            f"cannot read the source of '{func.__name__}' ({exc}); define it in a .py file",
-            filename,
-        ) from None
-    return SourceRecord(_code_key(func), filename, tuple(lines), first_line)
 
 
 @dataclass
@@ -175,19 +135,19 @@ class ParsedFunction:
 
 def parse_function(func, _active: tuple[str, ...] = ()) -> ParsedFunction:
     """Parse ``func`` and, recursively, the helpers it calls; refuse recursion."""
-    func = _unwrap(func)
+    func = unwrap(func)
     if isinstance(func, (CustomVJP, CustomJVP)):
-        func = _calling(func)
+        func = calling(func)
     if not isinstance(func, types.FunctionType):
         raise SourceDiffError(f"{func!r} is not a Python function; sourcediff needs its source")
-    record = _read_source(func)
+    record = read_source(func)
     filename, first_line = record.filename, record.first_line
     source = textwrap.dedent("".join(record.lines))
     name = func.__code__.co_name  # the def's own name (functools.wraps renames a wrapper)
     node = _function_node(ast.parse(source), name, filename, first_line)
     ast.increment_lineno(node, first_line - 1)
     node.decorator_list = []
-    helper_keys = _HelperDictKeys(func, _active + (_code_key(func),))
+    helper_keys = _HelperDictKeys(func, _active + (code_key(func),))
     layout = dict_parameters(node, filename, helper_keys)
     if layout:  # dicts of parameters: one parameter per key (sourcediff.dict_params)
         node = flatten_dict_parameters(node, layout, helper_keys)
@@ -197,7 +157,7 @@ def parse_function(func, _active: tuple[str, ...] = ()) -> ParsedFunction:
     expand_comprehensions(node, namer, _numpy_name(func), filename)
     lifted = lift_nested_functions(node, filename)
     fence.check(node, filename)
-    parsed = ParsedFunction(name, filename, source, node, _defaults(func), record=record)
+    parsed = ParsedFunction(name, filename, source, node, function_defaults(func), record=record)
     parsed.dict_params = layout
     key = f"{filename}:{name}"
     nested = _nested_helpers(lifted, parsed)
@@ -237,20 +197,20 @@ class _HelperDictKeys:
 
     def _layout(self, value):
         try:
-            value = _unwrap(value) if value is not None else None
+            value = unwrap(value) if value is not None else None
         except UnsupportedCallError:
             return None  # refused with its line when the call is resolved
-        if not isinstance(value, types.FunctionType) or _code_key(value) in self.active:
+        if not isinstance(value, types.FunctionType) or code_key(value) in self.active:
             return None
         try:
-            record = _read_source(value)
+            record = read_source(value)
             module = ast.parse(textwrap.dedent("".join(record.lines)))
             name = value.__code__.co_name
             node = _function_node(module, name, record.filename, record.first_line)
         except (SourceDiffError, SyntaxError):
             return None  # refused with its line when the helper itself is parsed
         ast.increment_lineno(node, record.first_line - 1)
-        inner = _HelperDictKeys(value, self.active + (_code_key(value),))
+        inner = _HelperDictKeys(value, self.active + (code_key(value),))
         return [a.arg for a in node.args.args], dict_parameters(node, record.filename, inner)
 
 
@@ -265,44 +225,6 @@ def _nested_helpers(lifted: dict, outer: ParsedFunction) -> dict[str, ParsedFunc
     return helpers
 
 
-def _unwrap(func):
-    """The plain Python function behind a Numba dispatcher or ``sd.jit``. Other wrappers
-    (``functools.wraps`` decorators) are what they are: their own code runs, so their own
-    source is differentiated. A derivative sourcediff made (``sd.grad(f)``) has no source
-    of its own: it is refused, not mistaken for ``f``."""
-    made_by = getattr(func, "sourcediff_derivative", None)
-    if made_by is not None:
-        code = getattr(getattr(func, "__wrapped__", None), "__code__", None)
-        where = (code.co_filename, code.co_firstlineno) if code is not None else ()
-        raise UnsupportedCallError(
-            f"'{getattr(func, '__name__', func)}' is a derivative made by {made_by}, which "
-            "sourcediff cannot differentiate or compile again; for second derivatives use "
-            "sd.hessian or sd.hvp",
-            *where,
-        )
-    for attr in ("py_func", "sourcediff_primal"):
-        inner = getattr(func, attr, None)
-        if inner is not None and inner is not func:
-            return _unwrap(inner)
-    return func
-
-
-def _calling(custom) -> types.FunctionType:
-    """A plain function calling the function with a custom rule: what ``sd.grad`` of that
-    function differentiates, so that its rule applies there too (as ``jax.grad`` of a
-    ``jax.custom_vjp`` function does)."""
-    signature = parameter_list(list(custom.params), _defaults(custom.func))
-    name, filename = f"{custom.__name__}_call", f"<sourcediff: {custom.__name__}>"
-    call = ", ".join(custom.params)
-    source = f"def {name}({signature}):\n    return {custom.__name__}({call})\n"
-    namespace = {custom.__name__: custom}
-    exec(compile(source, filename, "exec"), namespace)
-    func = namespace[name]
-    lines = tuple(source.splitlines(keepends=True))
-    remember_sources([SourceRecord(_code_key(func), filename, lines, 1)])
-    return func
-
-
 def _function_node(module: ast.Module, name: str, filename: str, first_line: int):
     for stmt in module.body:
         if isinstance(stmt, ast.FunctionDef) and stmt.name == name:
@@ -310,31 +232,6 @@ def _function_node(module: ast.Module, name: str, filename: str, first_line: int
     raise UnsupportedSyntaxError(
         f"'{name}' is not defined by a 'def' statement; write it as a def", filename, first_line
     )
-
-
-def literal_defaults(params: list[str], defaults: dict[str, object]) -> dict[str, object]:
-    """``defaults`` when each is a number or a bool and they are the trailing ``params``
-    (what generated source can write after ``=``), else none."""
-    if any(type(d) not in CONSTANT_TYPES for d in defaults.values()):
-        return {}
-    if params[len(params) - len(defaults) :] != [p for p in params if p in defaults]:
-        return {}  # dicts of parameters were expanded
-    return {p: defaults[p] for p in params if p in defaults}
-
-
-def parameter_list(params: list[str], defaults: dict[str, object]) -> str:
-    """``x, c=2.0``: a generated def's parameters, with their :func:`literal_defaults`."""
-    literal = literal_defaults(params, defaults)
-    return ", ".join(f"{p}={literal[p]!r}" if p in literal else p for p in params)
-
-
-def _defaults(func) -> dict[str, object]:
-    sig = inspect.signature(func)
-    return {
-        p.name: p.default
-        for p in sig.parameters.values()
-        if p.default is not inspect.Parameter.empty
-    }
 
 
 def _local_names(node: ast.FunctionDef) -> set[str]:
@@ -434,7 +331,7 @@ def _is_constant_array(value) -> bool:
 
 def _resolve_helper(node, value, parsed: ParsedFunction, active) -> Resolved:
     try:
-        inner = _unwrap(value)
+        inner = unwrap(value)
     except UnsupportedCallError as exc:
         raise parsed.error(node, exc.reason, UnsupportedCallError) from None
     if isinstance(value, np.ndarray):

@@ -48,8 +48,9 @@ from .normalize.inplace import resolve_inplace_updates
 from .normalize.rows import hoist_invariant_rows
 from .normalize.scalarize import scalarize
 from .normalize.views import copy_written_views
-from .parse import ParsedFunction, literal_defaults, parse_function
+from .parse import ParsedFunction, parse_function
 from .plan import AutoPlan, cheaper_to_rerun, has_time_loop, make_plan
+from .sources import literal_defaults
 from .transform import optimize as optimizer
 from .transform.forward import build_tangent
 from .transform.reverse import AdjointSpec, build_adjoint
