@@ -25,6 +25,7 @@ from ..naming import Namer
 from ..parse import ParsedFunction
 from .calls import CallFlattening
 from .expressions import ExpressionFlattening
+from .unpacking import UnpackFlattening
 
 
 def located(node: ast.AST, where: ast.AST, fn: ParsedFunction) -> ast.AST:
@@ -36,7 +37,7 @@ def located(node: ast.AST, where: ast.AST, fn: ParsedFunction) -> ast.AST:
     return node
 
 
-class Flattener(CallFlattening, ExpressionFlattening):
+class Flattener(CallFlattening, ExpressionFlattening, UnpackFlattening):
     """Rewrites one function's statements into three-address form."""
 
     def __init__(self, fn: ParsedFunction, node: ast.FunctionDef, namer: Namer):
@@ -296,48 +297,6 @@ class Flattener(CallFlattening, ExpressionFlattening):
             simple = ast.Name(temp, ast.Load())
         self.assign(target, simple)
 
-    def unpack(self, targets: list[str], value: ast.expr) -> None:
-        if isinstance(value, ast.Tuple) and _is_permutation(targets, value):
-            # Kept whole: its inverse is a permutation too, so nothing is recorded.
-            sources = ast.Tuple([ast.Name(e.id, ast.Load()) for e in value.elts], ast.Load())
-            store = ast.Tuple([ast.Name(t, ast.Store()) for t in targets], ast.Store())
-            self.emit(ast.Assign([store], sources))
-            return
-        if isinstance(value, ast.Tuple):
-            if len(value.elts) != len(targets):
-                raise self.fn.error(value, "cannot unpack: the counts of names and values differ")
-            atoms = [self.atom(e) for e in value.elts]
-            atoms = [self._copy_if_clobbered(a, targets) for a in atoms]
-            for name, atom in zip(targets, atoms):
-                if not (isinstance(atom, ast.Name) and atom.id == name):
-                    self.assign(name, atom)
-            return
-        if isinstance(value, ast.Attribute) and value.attr == "shape":
-            shape = self.expr_Attribute(value)
-            for k, name in enumerate(targets):
-                self.assign(name, ast.Subscript(shape, ast.Constant(k), ast.Load()))
-            return
-        parts = self.tuple_result_parts(value)
-        if parts is not None:
-            if len(parts) != len(targets):
-                raise self.fn.error(value, "cannot unpack: the counts of names and values differ")
-            for name, part in zip(targets, parts):
-                self.assign(name, part)
-            return
-        if isinstance(value, ast.Call) and self._helper_name(value.func):
-            call = self.simple(value)
-            store = ast.Tuple([ast.Name(t, ast.Store()) for t in targets], ast.Store())
-            self.emit(ast.Assign([store], call))
-            return
-        raise self.fn.error(value, "only a tuple or a helper's result can be unpacked here")
-
-    def _copy_if_clobbered(self, atom: ast.expr, targets: list[str]) -> ast.expr:
-        if isinstance(atom, ast.Name) and atom.id in targets:
-            temp = self.new_temp()
-            self.assign(temp, atom)
-            return ast.Name(temp, ast.Load())
-        return atom
-
     def new_temp(self) -> str:
         name = self.namer.temp()
         self.temps.add(name)
@@ -387,16 +346,6 @@ def repeatable(value: ast.expr) -> bool:
     """Arithmetic and element reads of atoms: the same value wherever it is repeated in a
     statement while no other statement runs (no calls, no slices: no views)."""
     return all(isinstance(n, REPEATABLE) for n in ast.walk(value))
-
-
-def _is_permutation(targets: list[str], value: ast.Tuple) -> bool:
-    sources = [e.id for e in value.elts if isinstance(e, ast.Name)]
-    return (
-        len(sources) == len(value.elts) == len(targets)
-        and len(set(targets)) == len(targets)
-        and sorted(sources) == sorted(targets)
-        and sources != targets
-    )
 
 
 def _is_chain(expr: ast.expr) -> bool:
