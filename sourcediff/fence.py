@@ -153,8 +153,6 @@ def _check_node(fn: _Site, node: ast.AST) -> None:
     if isinstance(node, ast.Constant) and not isinstance(node.value, (bool, int, float)):
         if not _is_docstring(fn, node):
             raise fn.error(node, f"constant {node.value!r} is not a number; use numbers only")
-    if isinstance(node, (ast.For, ast.While)) and node.orelse:
-        raise fn.error(node, "'else' on a loop is not supported; use a flag variable")
     if isinstance(node, ast.For):
         _check_for(fn, node)
     if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):

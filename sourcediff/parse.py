@@ -27,6 +27,7 @@ from .custom import CustomJVP, CustomVJP
 from .dict_params import Layout, dict_parameters
 from .dict_params import flatten as flatten_dict_parameters
 from .errors import SourceDiffError, UnsupportedCallError, UnsupportedSyntaxError
+from .loop_else import lower_loop_else
 from .naming import Namer
 from .nested import lift_nested_functions
 from .normalize.arrays import joined_lists_as_tuples
@@ -155,6 +156,7 @@ def parse_function(func, _active: tuple[str, ...] = ()) -> ParsedFunction:
     namer = Namer.for_tree(node, set())
     expand_appends(node, namer, _numpy_name(func, appends.GROW), filename)
     expand_comprehensions(node, namer, _numpy_name(func), filename)
+    lower_loop_else(node, namer)
     lifted = lift_nested_functions(node, filename)
     fence.check(node, filename)
     parsed = ParsedFunction(name, filename, source, node, function_defaults(func), record=record)

@@ -475,6 +475,38 @@ def spring_network(x, smooth):
     return energy + np.sum(stretch**2 * STIFFNESS) + np.sum(ends**3) + penalty
 
 
+def loop_else(x, k):
+    """``for``/``while`` with ``else``: a Newton-like loop that breaks when converged (its
+    ``else`` skipped), one that never converges (its ``else`` runs), and an ``else`` after
+    a loop without ``break``, with a ``break`` of an inner loop that is not its own."""
+    y = k
+    for _ in range(20):
+        step = (y * y - x[0]) / (2.0 * y)
+        y = y - step
+        if abs(step) < 1e-12:
+            break
+    else:
+        y = -y
+    z = k
+    for _ in range(2):
+        z = z - (z * z - x[1]) / (2.0 * z)
+        if z < -1e9:
+            break
+    else:
+        z = z + 0.5 * x[2]
+    w = 0.0
+    i = 0
+    while i < 3:
+        for j in range(3):
+            if j > i:
+                break
+            w += x[j] * k
+        i += 1
+    else:
+        w = w * w
+    return y + z * k + w
+
+
 def pass_statements(x, k):
     """``pass`` as a branch in a loop, as a whole if, as a whole loop body, in an elif."""
     total = 0.0
@@ -518,6 +550,7 @@ CASES = [
     (hyperbolic_and_remainders, (np.array([0.4, -0.9, 1.7]), 0.75), (0, 1)),
     (extremes_of_many, (0.7, 1.3), (0, 1)),
     (pass_statements, (np.array([0.3, 11.0, -0.8]), 0.7), (0, 1)),
+    (loop_else, (np.array([2.0, 3.0, -0.7]), 1.3), (0, 1)),
     (spring_network, (np.array([0.3, -0.2, 0.9, 0.45]), 0.7), (0, 1)),
     (
         batch_statistics,

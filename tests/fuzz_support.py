@@ -34,8 +34,8 @@ GAP_SAMPLE = (14, 20, 29, 43, 81, 99)
 
 # Seeds whose programs (with ``extras=True``) hold each construct of tests/fuzzing/extras.py:
 # max/min of many, np.fmod/fmax/fmin, a functools.wraps helper, defaults left out (12);
-# pass statements, inverse hyperbolics, defaults left out (182).
-EXTRA_SAMPLE = (12, 182)
+# pass statements, inverse hyperbolics, a loop with else, defaults left out (33).
+EXTRA_SAMPLE = (12, 33)
 
 
 def run_program(seed: int, folder: Path, jit: bool, selected, gaps=False, extras=False) -> None:

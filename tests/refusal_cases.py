@@ -290,24 +290,6 @@ def loops_over_tuple(x, y):
     return s
 
 
-def uses_for_else(x, n):
-    s = 0.0
-    for i in range(n):  # noqa: B007  # <- refused
-        s += x * i
-    else:
-        s = s + 1.0
-    return s
-
-
-def uses_while_else(x):
-    s = x
-    while s < 10.0:  # <- refused
-        s = s * 2.0
-    else:
-        s = s + 1.0
-    return s
-
-
 def assigns_loop_variable(x, n):
     s = 0.0
     for i in range(n):

@@ -92,8 +92,6 @@ CASES = [
     Refusal("generator-expression", rc.uses_generator_expression, (1.5,), "generator expression"),
     # Loops.
     Refusal("for-over-tuple", rc.loops_over_tuple, (1.5, 2.5), "for"),
-    Refusal("for-else", rc.uses_for_else, (1.5, 3), "else"),
-    Refusal("while-else", rc.uses_while_else, (1.5,), "else"),
     Refusal("loop-variable-assigned", rc.assigns_loop_variable, (1.5, 3), "loop variable"),
     # Expressions and statements.
     Refusal("walrus", rc.uses_walrus, (1.5,), "walrus"),

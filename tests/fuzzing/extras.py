@@ -2,10 +2,10 @@
 
 ``pass`` in branches and loops, builtin ``max``/``min`` of more than two numbers, the
 inverse hyperbolic functions (``math`` and NumPy), ``np.fmod``/``fmax``/``fmin``, a helper
-wrapped by a ``functools.wraps`` decorator, and a helper called with some of its defaults
-left out or given by keyword. Each adds to a float the program already has, so the rest of
-the program is the one the seed gives without them, and every seed without ``extras``
-keeps its program.
+wrapped by a ``functools.wraps`` decorator, a helper called with some of its defaults
+left out or given by keyword, and ``for``/``while`` loops with ``else``. Each adds to a
+float the program already has, so the rest of the program is the one the seed gives
+without them, and every seed without ``extras`` keeps its program.
 """
 
 from __future__ import annotations
@@ -40,6 +40,7 @@ def extra_construct(writer, depth: int) -> None:
             remainders_and_extremes,
             wrapped_helper,
             defaulted_helper,
+            loop_else,
         ]
         writer.rng.choice(forms)(writer, depth)
     finally:
@@ -130,6 +131,23 @@ def defaulted_helper(writer, depth: int) -> None:
     writer.emit(depth, f"{writer.sum_target()} {call}")
     writer.extra_helpers.add("damped")
     writer.tags.add("defaulted_helper")
+
+
+def loop_else(writer, depth: int) -> None:
+    """``for``/``while`` with ``else``, the loop breaking on a condition (skipping it) or not."""
+    counter = extra_name(writer, "k")
+    if writer.rng.random() < 0.5:
+        writer.emit(depth, f"for {counter} in range(n):")
+    else:
+        writer.emit(depth, f"{counter} = 0")
+        writer.emit(depth, f"while {counter} < n:")
+        writer.emit(depth + 1, f"{counter} += 1")
+    writer.emit(depth + 1, f"{writer.sum_target()} {writer.scalar(1)}")
+    writer.emit(depth + 1, f"if {writer.scalar(1)} < {writer.scalar(1)}:")
+    writer.emit(depth + 2, "break")
+    writer.emit(depth, "else:")
+    writer.emit(depth + 1, f"{writer.sum_target()} {writer.scalar(1)}")
+    writer.tags.add("loop_else")
 
 
 def extra_name(writer, stem: str) -> str:
