@@ -72,9 +72,7 @@ def jacobian_by_tangents(transformed: Specializer, args: tuple, outputs: tuple):
     per input element."""
     _, tangent_fn = tangent_function(transformed, args)
     per_output = []
-    blocks = [
-        [np.zeros(np.shape(o) + np.shape(args[a])) for a in transformed.argnums] for o in outputs
-    ]
+    blocks = [[jacobian_block(o, args[a]) for a in transformed.argnums] for o in outputs]
     total = sum(int(np.prod(np.shape(args[k]))) for k in transformed.argnums)
     label = f"Jacobian of {transformed.parsed.name}, forward passes"
     with Progress(label, total) as progress:
@@ -99,13 +97,22 @@ def jacobian_of_output(transformed: Specializer, args: tuple, outputs: tuple, k:
     """Jacobians of output ``k`` with respect to each of ``argnums``."""
     out = outputs[k]
     shape = np.shape(out)
-    blocks = [np.zeros(shape + np.shape(args[a])) for a in transformed.argnums]
+    blocks = [jacobian_block(out, args[a]) for a in transformed.argnums]
     label = f"Jacobian of {transformed.parsed.name}, reverse passes of output {k}"
     with Progress(label, int(np.prod(shape))) as progress:
         for done, index in enumerate(np.ndindex(*shape), 1):
             _jacobian_row(transformed, args, outputs, k, index, blocks)
             progress.update(done)
     return tuple(b if b.ndim else float(b) for b in blocks)
+
+
+def jacobian_block(output, argument) -> np.ndarray:
+    """Zeros for d ``output`` / d ``argument``: of shape ``output.shape + argument.shape``
+    and, as in JAX, of their common float dtype (float32 for float32 in and out)."""
+    dtype = np.result_type(np.asarray(output).dtype, np.asarray(argument).dtype)
+    if not np.issubdtype(dtype, np.floating):
+        dtype = np.float64
+    return np.zeros(np.shape(output) + np.shape(argument), dtype)
 
 
 def _jacobian_row(transformed, args, outputs, k, index, blocks):
@@ -232,7 +239,7 @@ class SecondOrder:
             except numba.core.errors.NumbaError as exc:
                 raise self.first.internal_error(exc) from exc
         shapes = [np.shape(args[k]) for k in argnums]
-        blocks = [[np.zeros(sa + sb) for sb in shapes] for sa in shapes]
+        blocks = [[jacobian_block(args[a], args[b]) for b in argnums] for a in argnums]
         for b, shape_b in enumerate(shapes):
             for j in np.ndindex(*shape_b):
                 columns = self.product(args, tuple(unit_tangents(args, argnums, b, j)))

@@ -89,6 +89,22 @@ def test_hessian_and_hvp_of_rosenbrock_against_the_closed_form(jit):
     np.testing.assert_allclose(sd.hvp(rosenbrock, jit=jit)(x, v), expected @ v, rtol=1e-12)
 
 
+def test_float32_hessian_and_jacobian_keep_float32_as_in_jax():
+    """Derivatives of float32 inputs and outputs are float32 (closed form at float32)."""
+    x = np.array([0.3, -1.2, 0.5, 2.0], dtype=np.float32)
+    hessian = sd.hessian(rosenbrock, jit=False)(x)
+    assert hessian.dtype == np.float32
+    np.testing.assert_allclose(hessian, rosenbrock_hessian(x.astype(np.float64)), rtol=1e-5)
+    for mode in ("forward", "reverse"):
+        jacobian = sd.jacobian(_sines, mode=mode, jit=False)(x)
+        assert jacobian.dtype == np.float32, mode
+        np.testing.assert_allclose(jacobian, np.diag(2.0 * np.cos(x.astype(np.float64))), 1e-6)
+
+
+def _sines(x):
+    return 2.0 * np.sin(x)
+
+
 def mixed(x, w):
     s = 0.0
     for i in range(x.shape[0]):
