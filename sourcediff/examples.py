@@ -60,22 +60,25 @@ def _parameter_uses(node) -> dict:
 
 def signature_args(signature: str, transformed: Specializer) -> tuple:
     """Example arguments of the types a Numba signature string gives, one per parameter:
-    ``"float64[:], float64, int64"`` (a return type, ``float64(...)``, is allowed)."""
+    ``"float64[:], float64, int64"`` (a return type, ``float64(...)``, is allowed); trailing
+    parameters with defaults may be left out (their defaults are used)."""
     from numba.core import sigutils
 
     params, where = transformed.params, transformed.parsed
     try:
-        arg_types, _ = sigutils.normalize_signature(signature)
+        arg_types, _ = sigutils.normalize_signature(_as_tuple(signature))
     except Exception as exc:
         raise ArgumentError(
             f"signature {signature!r} is not a Numba signature: {exc}",
             where.filename,
             where.node.lineno,
         ) from None
-    if len(arg_types) != len(params):
+    required = len(params) - len(transformed.parsed.defaults)
+    if not required <= len(arg_types) <= len(params):
         raise ArgumentError(
             f"signature {signature!r} gives {len(arg_types)} types for the "
-            f"{len(params)} parameters {', '.join(params)}",
+            f"{len(params)} parameters {', '.join(params)}"
+            + (f" ({len(params) - required} with defaults)" if required < len(params) else ""),
             where.filename,
             where.node.lineno,
         )
@@ -84,6 +87,13 @@ def signature_args(signature: str, transformed: Specializer) -> tuple:
     except TypeError as exc:
         message = f"signature {signature!r}: {exc}"
         raise ArgumentError(message, where.filename, where.node.lineno) from None
+
+
+def _as_tuple(signature):
+    """``"float64[:]"`` (one parameter's type) as the tuple ``"float64[:],"``."""
+    if isinstance(signature, str) and "," not in signature and "(" not in signature:
+        return signature + ","
+    return signature
 
 
 def _example_of(numba_type):

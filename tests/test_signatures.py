@@ -36,6 +36,21 @@ def test_a_fortran_signature_shows_the_derivative_that_runs_on_c_ordered_copies(
     assert source == sd.adjoint_source(mlp, signature=SIGNATURE)
 
 
+def scaled_sines(x, c=2.0, n=3):
+    s = 0.0
+    for _ in range(n):
+        s += np.sum(np.sin(c * x))
+    return s
+
+
+@pytest.mark.parametrize("signature", ["float64[:]", "float64[:], float64", "(float64[:],)"])
+def test_parameters_with_defaults_may_be_left_out_of_a_signature(signature):
+    """The defaults' own types are used, as for a call that leaves them out."""
+    source = sd.adjoint_source(scaled_sines, signature=signature)
+    assert "c: float64" in source and "n: int64" in source
+    assert source == sd.adjoint_source(scaled_sines, args=(np.zeros(4),))
+
+
 @pytest.mark.parametrize(
     ("signature", "message"),
     [("float64, int64", "gives 2 types for the 5 parameters"), ("floot64", "not a Numba")],
