@@ -54,10 +54,13 @@ def choose_recomputed(
     for key, names in (restorable or {}).items():
         read_only[key] = read_only.get(key, frozenset()) | names
     bound = binding_counts(node)  # a name bound twice (t1 = x * x or t1 = -x) has no one value
+    # A number bound once outside every loop and branch keeps its value to the end: the
+    # reverse sweep reads it as the forward sweep left it, with nothing to recompute.
+    kept = {_target(s) for s in node.body if bound.get(_target(s)) == 1} - set(arrays)
     for block in _blocks(node.body):
         for index, stmt in enumerate(block):
             target = _target(stmt)
-            candidate = target in temps or target in user_floats
+            candidate = (target in temps or target in user_floats) and target not in kept
             if candidate and bound.get(target) == 1 and _cheap(stmt, read_only):
                 # A temporary the reverse sweep never reads may still be an operand of one
                 # it does (t3 = t1 - t2, t1 = x[i, j]): the check of t3 covers its operands.
