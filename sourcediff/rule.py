@@ -85,6 +85,9 @@ UNARY_MATH = {
     "trunc": None,
 }
 
-POW_X = "y * x ** (y - 1)"
+# ``y - 1 + (y == 0)``: the exponent ``y - 1``, but 0 for ``y == 0``, whose partial is
+# ``0 * x ** 0 = 0`` (JAX's choice), not ``0 * 0.0 ** -1``: no division by zero at x = 0,
+# and the rule differentiated again (Hessians) meets the same guard at ``y == 1``.
+POW_X = "y * x ** (y - 1 + (y == 0))"
 POW_Y = "out * math.log(x) if x > 0 else 0.0"
 POW_Y_ARRAY = "np.where(x > 0, out * np.log(np.where(x > 0, x, 1.0)), 0.0)"

@@ -270,3 +270,33 @@ def test_hessian_of_lgamma_is_the_trigamma_function(jit):
 
     x = np.array([0.5, 6.5, 1.0, 0.05])
     assert np.allclose(np.diag(sd.hessian(lgamma_sum, jit=jit)(x)), polygamma(1, x), rtol=1e-9)
+
+
+def _polynomial(x, c):
+    s = 0.0
+    for k in range(c.shape[0]):
+        s += c[k] * x**k
+    return s
+
+
+def _first_powers(x):
+    return x**1.0 + x**1 + math.pow(x, 1.0) + x * x
+
+
+def _array_powers(x):
+    return np.sum(np.power(x, 1.0) + x**2 + np.power(x, np.array([0.0, 1.0])))
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_powers_at_zero_have_their_derivatives_not_a_division_by_zero(jit):
+    """``x ** 0`` has partial 0 and ``x ** 1`` second derivative 0 at x = 0, as in JAX
+    (the rule ``y * x ** (y - 1)`` divided by zero there, or gave 0 * inf = nan)."""
+    c = np.array([1.0, 2.0, 3.0, 4.0])
+    assert sd.grad(_polynomial, jit=jit)(0.0, c) == 2.0
+    assert sd.hessian(_polynomial, jit=jit)(0.0, c) == 6.0
+    assert sd.jvp(_polynomial, (0.0, c), (1.0, np.zeros(4)), jit=jit) == (1.0, 2.0)
+    assert sd.grad(_first_powers, jit=jit)(0.0) == 3.0
+    assert sd.hessian(_first_powers, jit=jit)(0.0) == 2.0
+    x = np.array([0.0, 1.0])
+    np.testing.assert_array_equal(sd.grad(_array_powers, jit=jit)(x), [1.0, 4.0])
+    np.testing.assert_array_equal(sd.hessian(_array_powers, jit=jit)(x), np.diag([2.0, 2.0]))

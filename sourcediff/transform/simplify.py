@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import operator
 
 from .. import ir
 
@@ -20,6 +21,8 @@ from .. import ir
 def _const(node: ast.expr):
     if isinstance(node, ast.Constant) and type(node.value) in (int, float):
         return node.value
+    if isinstance(node, ast.Constant) and type(node.value) is bool:
+        return int(node.value)  # ``1 + (2 == 0)`` in a rule: an int
     return None
 
 
@@ -66,6 +69,15 @@ class _Simplify(ast.NodeTransformer):
             return node.body if same else node.orelse
         return node
 
+    def visit_Compare(self, node: ast.Compare) -> ast.expr:
+        self.generic_visit(node)
+        left, right = _const(node.left), _const(node.comparators[0])
+        if len(node.ops) == 1 and left is not None and right is not None:
+            compare = _COMPARISONS.get(type(node.ops[0]))
+            if compare is not None:
+                return ast.Constant(compare(left, right))
+        return node
+
     def visit_UnaryOp(self, node: ast.UnaryOp) -> ast.expr:
         self.generic_visit(node)
         value = _const(node.operand)
@@ -78,6 +90,16 @@ class _Simplify(ast.NodeTransformer):
             if isinstance(node.operand.op, ast.Not):
                 return node.operand.operand
         return node
+
+
+_COMPARISONS = {
+    ast.Eq: operator.eq,
+    ast.NotEq: operator.ne,
+    ast.Lt: operator.lt,
+    ast.LtE: operator.le,
+    ast.Gt: operator.gt,
+    ast.GtE: operator.ge,
+}
 
 
 def _fold(op: ast.operator, a: int, b: int):
