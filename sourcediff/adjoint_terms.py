@@ -246,6 +246,8 @@ def _rule_terms(stmt: ast.Assign, out_bar: ast.expr, types) -> list[Term]:
             continue
         if adjoint is not None:
             expr = rules.instantiate(adjoint, holes)
+            if rule.summed_over_result and array_result:  # a float's share of every element
+                expr = reduce_broadcast(expr, arg.id, types)
         else:
             expr = ast.BinOp(rules.instantiate(partial, holes), ast.Mult(), out_bar)
         if elementwise and not types.same_shape(arg.id, target):

@@ -169,6 +169,7 @@ class CustomJVP(_Custom):
             tangents=tuple(along(k, "tangent") for k in range(len(self.params))),
             scalar_adjoints_only=f"'{self.__name__}' has only a custom_jvp rule, which reverse "
             "mode uses for float arguments only; give it a sd.custom_vjp rule for arrays",
+            summed_over_result=True,
         )
 
 

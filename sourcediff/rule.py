@@ -38,6 +38,9 @@ class Rule:
     # User rules (sourcediff.custom): why a mode cannot use the row, when it cannot.
     forward_refusal: str = ""
     scalar_adjoints_only: str = ""
+    # A custom_jvp row: each adjoint is the tangent along one (float) argument times
+    # ``g``, summed over the elements of an array result.
+    summed_over_result: bool = False
 
     def partials_for(self, array_result: bool) -> tuple[str | None, ...]:
         """The partials to use: array-safe ones (no ``if``) when the result is an array."""

@@ -225,3 +225,22 @@ unit_norm.defvjp(unit_norm_fwd, unit_norm_bwd)
 
 def calls_unit_norm(x):
     return unit_norm(x) + np.sum(x * x * x)
+
+
+@sd.custom_jvp
+def monomials(t):
+    """``[1, t, t^2]``: a float in, an array out."""
+    return np.array([1.0, t, t * t])
+
+
+def monomials_jvp(primals, tangents):
+    (t,) = primals
+    (dt,) = tangents
+    return np.array([1.0, t, t * t]), np.array([0.0, dt, 2.0 * t * dt])
+
+
+monomials.defjvp(monomials_jvp)
+
+
+def weighted_monomials(t, w):
+    return np.dot(w, monomials(t)) + t

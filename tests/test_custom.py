@@ -60,6 +60,20 @@ def test_a_jvp_rule_in_forward_and_reverse_mode(jit):
     assert tangent == pytest.approx(4.0)
 
 
+@pytest.mark.parametrize("jit", [False, True])
+@pytest.mark.parametrize("policy", ["store", "auto"])
+def test_a_jvp_rule_with_an_array_result_in_reverse_mode_sums_over_it(jit, policy):
+    """d/dt w . [1, t, t^2] + t = w1 + 2 w2 t + 1: the float's tangent dotted with the
+    cotangent of every element (it was elementwise: an array for a float)."""
+    w = np.array([5.0, 7.0, 11.0])
+    expected = (w[1] + 2.0 * w[2] * 2.0 + 1.0, np.array([1.0, 2.0, 4.0]))
+    grads = sd.grad(c.weighted_monomials, argnums=(0, 1), policy=policy, jit=jit)(2.0, w)
+    assert isinstance(grads[0], float) and grads[0] == expected[0]
+    np.testing.assert_array_equal(grads[1], expected[1])
+    rows = sd.jacobian(c.monomials, mode="reverse", jit=jit)(2.0)
+    np.testing.assert_array_equal(rows, [0.0, 1.0, 4.0])
+
+
 def test_forward_mode_through_a_vjp_only_rule_is_refused():
     with pytest.raises(sd.SourceDiffError, match="only a custom_vjp rule") as info:
         sd.jvp(c.norms_in_a_loop, (np.ones(2), 3), (np.ones(2), 0), jit=False)
