@@ -77,6 +77,7 @@ TABLE: dict[str, Rule] = {
 TEMPLATE_MODULES = {"math", "np"}
 TEMPLATE_FUNCTIONS = {"dot", "dot_adjoint_left", "dot_adjoint_right", "first_extreme_mask"}
 TEMPLATE_FUNCTIONS |= {"digamma", "prod_adjoint", "linalg_solve", "linalg_inv", "linalg_det"}
+TEMPLATE_FUNCTIONS |= {"det_cofactors"}
 TEMPLATE_FUNCTIONS |= {"linalg_cholesky", "cholesky_adjoint", "cholesky_tangent", "diag_adjoint"}
 TEMPLATE_FUNCTIONS |= {"extreme_mask_along", "diff_adjoint"}
 TEMPLATE_FUNCTIONS |= {"linalg_slogdet_sign", "linalg_slogdet_logabs"}

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 from .rule import Rule, row
 
+INV_T = "np.transpose(linalg_inv(A))"
+
 
 def linalg_rows() -> list[Rule]:
     """Linear algebra (LAPACK through NumPy, SciPy's under Numba): X = solve(A, B) has
-    B_bar = solve(A.T, G) and A_bar = -B_bar X.T; inv and det by the inverse transpose;
+    B_bar = solve(A.T, G) and A_bar = -B_bar X.T; inv by the inverse transpose, det by
+    its cofactors (``special.det_cofactors``: finite where A is singular);
     Cholesky by Murray's triangular formula (``special.cholesky_adjoint``)."""
     solved = "linalg_solve(np.transpose(A), g)"
     return [
@@ -30,8 +33,23 @@ def linalg_rows() -> list[Rule]:
             "linalg_det",
             ("A",),
             ("1",),
-            adjoints=("g * out * np.transpose(linalg_inv(A))",),
-            tangents=("out * np.sum(np.transpose(linalg_inv(A)) * tangent)",),
+            adjoints=("g * det_cofactors(A, out)",),
+            tangents=("np.sum(det_cofactors(A, out) * tangent)",),
+        ),
+        # The cofactors the det rows use, as the second derivatives (Hessians) read them:
+        # ``det * inv(A)^T`` with ``det`` a variable of its own.
+        Rule(
+            "det_cofactors",
+            ("A", "det"),
+            ("1", "1"),
+            adjoints=(
+                f"-det * dot(dot({INV_T}, np.transpose(g)), {INV_T})",
+                f"np.sum({INV_T} * g)",
+            ),
+            tangents=(
+                "-det * np.transpose(dot(dot(linalg_inv(A), tangent), linalg_inv(A)))",
+                f"{INV_T} * tangent",
+            ),
         ),
         row("linalg_slogdet_sign", "A", None),
         Rule(

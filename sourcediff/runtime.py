@@ -41,6 +41,7 @@ from .special import (  # noqa: F401 - for generated code
     covariance,
     covariance_adjoint,
     covariance_tangent,
+    det_cofactors,
     diag_adjoint,
     diff_adjoint,
     digamma,

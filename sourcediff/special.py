@@ -114,6 +114,29 @@ def _det(a):
     return lambda a: np.linalg.det(np.ascontiguousarray(a))
 
 
+def det_cofactors(a, det):
+    """The cofactor matrix of ``a`` (``d det(a) / d a``), ``det`` its determinant: ``det
+    inv(a)^T`` where ``a`` is invertible, and where it is singular (no inverse, yet the
+    cofactors are finite) from the SVD ``a = u diag(s) v^T``: ``det(u) det(v) u diag(p)
+    v^T``, ``p_k`` the product of the singular values but the k-th."""
+    a = np.ascontiguousarray(a)
+    if det != 0.0:
+        return det * np.linalg.inv(a).T
+    u, s, vt = np.linalg.svd(a)
+    others = np.ones(s.shape[0])
+    for k in range(s.shape[0]):
+        for j in range(s.shape[0]):
+            if j != k:
+                others[k] *= s[j]
+    sign = 1.0 if np.linalg.det(u) * np.linalg.det(vt) > 0.0 else -1.0
+    return sign * np.dot(u * others, vt)
+
+
+@overload(det_cofactors)
+def _det_cofactors_overload(a, det):
+    return det_cofactors
+
+
 def linalg_slogdet_sign(a):
     """The sign of ``np.linalg.det(a)`` (``np.linalg.slogdet(a)[0]``), as a float."""
     return float(np.linalg.slogdet(a)[0])
@@ -350,5 +373,5 @@ def _diff_adjoint(g, x):
 HELPERS = ("digamma", "prod_adjoint", "linalg_solve", "linalg_inv", "linalg_det", "diff_adjoint")
 HELPERS += ("linalg_slogdet_sign", "linalg_slogdet_logabs")
 HELPERS += ("covariance", "covariance_adjoint", "covariance_tangent", "sort_adjoint")
-HELPERS += ("sort_tangent",)
+HELPERS += ("sort_tangent", "det_cofactors")
 HELPERS += ("linalg_cholesky", "cholesky_adjoint", "cholesky_tangent", "diag_adjoint")

@@ -181,3 +181,27 @@ def test_numpy_linalg_under_any_import_spelling(jit):
     for mine, reference in zip(got, spelled_np(a, b)):
         np.testing.assert_allclose(mine, reference, rtol=1e-12)
     sd.check_grad(linalg_imported_by_name, a, b, argnums=(0, 1))
+
+
+def determinant_of_product(a, b):
+    return np.linalg.det(a @ b)
+
+
+@pytest.mark.parametrize("jit", [False, True], ids=["py", "jit"])
+def test_det_at_a_singular_matrix_has_its_cofactors_not_a_linalg_error(jit):
+    """d det(A) / dA is the cofactor matrix, finite where A has no inverse (closed form:
+    the cofactors of a rank-2 matrix); a Hessian still goes through the inverse."""
+    singular = np.array([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [1.0, 0.0, 1.0]])
+    cofactors = np.array([[4.0, 4.0, -4.0], [-2.0, -2.0, 2.0], [0.0, 0.0, 0.0]])
+    got = sd.grad(determinant_of_product, jit=jit)(singular, np.eye(3))
+    np.testing.assert_allclose(got, cofactors, atol=1e-13)
+    _, tangent = sd.jvp(determinant_of_product, (singular, np.eye(3)), (np.eye(3), 0 * singular))
+    assert tangent == pytest.approx(np.trace(cofactors), abs=1e-13)
+    a = np.array([[2.0, 0.3, -0.2], [0.1, 1.5, 0.4], [0.3, -0.6, 1.8]])
+    sd.check_grad(determinant_of_product, a, a.T, argnums=(0, 1), jit=jit)
+    hessian = sd.hessian(determinant_of_product, jit=jit)(a, np.eye(3))
+    gradient = sd.grad(determinant_of_product, jit=False)
+    step = np.zeros((3, 3))
+    step[1, 2] = 1e-6
+    column = (gradient(a + step, np.eye(3)) - gradient(a - step, np.eye(3))) / 2e-6
+    np.testing.assert_allclose(hessian[:, :, 1, 2], column, atol=1e-8)
