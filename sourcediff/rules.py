@@ -38,6 +38,8 @@ ROWS = [
     row("//", "a b", None, None),
     row("neg", "x", "-1"),
     row("not", "x", None),
+    row("~", "x", None),
+    *[row(op, "a b", None, None) for op in ("&", "|", "^")],
     *[row(op, "a b", None, None) for op in ("<", "<=", ">", ">=", "==", "!=")],
     # Builtins.
     Rule("abs", ("x",), ("1.0 if x >= 0 else -1.0",), array_partials=(WHERE_SIGN,)),
@@ -128,6 +130,9 @@ BINOP_NAMES = {
     ast.Pow: "**",
     ast.Mod: "%",
     ast.FloorDiv: "//",
+    ast.BitAnd: "&",  # on bools and masks (and ints): no derivative
+    ast.BitOr: "|",
+    ast.BitXor: "^",
 }
 COMPARE_NAMES = {
     ast.Lt: "<",
@@ -167,7 +172,7 @@ def rule_name(expr: ast.expr) -> str:
     if isinstance(expr, ast.BinOp):
         return BINOP_NAMES.get(type(expr.op), "")
     if isinstance(expr, ast.UnaryOp):
-        return {ast.USub: "neg", ast.Not: "not"}.get(type(expr.op), "")
+        return {ast.USub: "neg", ast.Not: "not", ast.Invert: "~"}.get(type(expr.op), "")
     if isinstance(expr, ast.Compare):
         return COMPARE_NAMES.get(type(expr.ops[0]), "")
     if isinstance(expr, ast.Call):

@@ -475,6 +475,22 @@ def spring_network(x, smooth):
     return energy + np.sum(stretch**2 * STIFFNESS) + np.sum(ends**3) + penalty
 
 
+def masks_with_bit_operators(x, a):
+    """NumPy masks combined with ``&``, ``|``, ``^`` and ``~`` (no derivative of their own),
+    in ``np.where``, a boolean index and scalar tests; ``np.clip``'s mask too."""
+    inside = (x > -0.5) & (x < 0.5)
+    y = np.where(inside, x * a, 0.0)
+    z = np.where(~inside | (x > 0.9), np.sin(x), 0.0)
+    s = 0.0
+    for i in range(x.shape[0]):
+        if (x[i] > 0.0) & (a > 0.1):
+            s += x[i] * a
+        if (x[i] < 0.0) ^ (a < 0.0):
+            s += 0.5 * x[i]
+    picked = np.sum(x[(x > 0.2) | (x < -0.7)] ** 2)
+    return np.sum(y * y) + np.sum(z) + s + picked + np.sum(np.clip(x, -0.5, 0.5) ** 2 * x)
+
+
 def loop_else(x, k):
     """``for``/``while`` with ``else``: a Newton-like loop that breaks when converged (its
     ``else`` skipped), one that never converges (its ``else`` runs), and an ``else`` after
@@ -551,6 +567,7 @@ CASES = [
     (extremes_of_many, (0.7, 1.3), (0, 1)),
     (pass_statements, (np.array([0.3, 11.0, -0.8]), 0.7), (0, 1)),
     (loop_else, (np.array([2.0, 3.0, -0.7]), 1.3), (0, 1)),
+    (masks_with_bit_operators, (np.linspace(-1.0, 1.0, 7) + 0.03, 0.7), (0, 1)),
     (spring_network, (np.array([0.3, -0.2, 0.9, 0.45]), 0.7), (0, 1)),
     (
         batch_statistics,

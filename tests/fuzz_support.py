@@ -33,9 +33,9 @@ def folder():
 GAP_SAMPLE = (14, 20, 29, 43, 81, 99)
 
 # Seeds whose programs (with ``extras=True``) hold each construct of tests/fuzzing/extras.py:
-# max/min of many, np.fmod/fmax/fmin, a functools.wraps helper, defaults left out (12);
-# pass statements, inverse hyperbolics, a loop with else, defaults left out (33).
-EXTRA_SAMPLE = (12, 33)
+# pass statements, inverse hyperbolics, a loop with else, a functools.wraps helper, defaults
+# left out (61); masks with & | ^ ~, max/min of many, np.fmod/fmax/fmin, a loop with else (84).
+EXTRA_SAMPLE = (61, 84)
 
 
 def run_program(seed: int, folder: Path, jit: bool, selected, gaps=False, extras=False) -> None:

@@ -300,3 +300,15 @@ def test_powers_at_zero_have_their_derivatives_not_a_division_by_zero(jit):
     x = np.array([0.0, 1.0])
     np.testing.assert_array_equal(sd.grad(_array_powers, jit=jit)(x), [1.0, 4.0])
     np.testing.assert_array_equal(sd.hessian(_array_powers, jit=jit)(x), np.diag([2.0, 2.0]))
+
+
+def _clipped_cubic(x):
+    return np.sum(np.clip(x, -0.5, 0.5) ** 2 * x)
+
+
+def test_hessian_through_a_clip_mask():
+    """The adjoint of np.clip holds the mask ``(x >= lo) & (x <= hi)``: differentiating it
+    again needs ``&`` (refused before). Closed form: 6x inside, 0 outside."""
+    x = np.linspace(-1.0, 1.0, 7) + 0.03
+    inside = (x > -0.5) & (x < 0.5)
+    np.testing.assert_allclose(sd.hessian(_clipped_cubic, jit=False)(x), np.diag(6.0 * x * inside))

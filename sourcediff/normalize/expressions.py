@@ -87,8 +87,6 @@ class ExpressionFlattening:
     def expr_UnaryOp(self, expr: ast.UnaryOp) -> ast.expr:
         if isinstance(expr.op, ast.UAdd):
             return self.atom(expr.operand)
-        if isinstance(expr.op, ast.Invert):
-            raise self.fn.error(expr, "'~' is not supported; use 'not' or '-'")
         operand = self.atom(expr.operand, operand=True)
         if isinstance(expr.op, ast.USub) and isinstance(operand, ast.Constant):
             return ast.Constant(-operand.value)

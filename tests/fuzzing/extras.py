@@ -3,7 +3,8 @@
 ``pass`` in branches and loops, builtin ``max``/``min`` of more than two numbers, the
 inverse hyperbolic functions (``math`` and NumPy), ``np.fmod``/``fmax``/``fmin``, a helper
 wrapped by a ``functools.wraps`` decorator, a helper called with some of its defaults
-left out or given by keyword, and ``for``/``while`` loops with ``else``. Each adds to a
+left out or given by keyword, ``for``/``while`` loops with ``else``, and masks combined
+with ``&``, ``|``, ``^``, ``~``. Each adds to a
 float the program already has, so the rest of the program is the one the seed gives
 without them, and every seed without ``extras`` keeps its program.
 """
@@ -41,6 +42,7 @@ def extra_construct(writer, depth: int) -> None:
             wrapped_helper,
             defaulted_helper,
             loop_else,
+            bit_masks,
         ]
         writer.rng.choice(forms)(writer, depth)
     finally:
@@ -148,6 +150,24 @@ def loop_else(writer, depth: int) -> None:
     writer.emit(depth, "else:")
     writer.emit(depth + 1, f"{writer.sum_target()} {writer.scalar(1)}")
     writer.tags.add("loop_else")
+
+
+def bit_masks(writer, depth: int) -> None:
+    """Masks combined with ``&``, ``|``, ``^``, ``~``: in ``np.where``, as a boolean index,
+    or in a scalar test."""
+    vec, s = writer.rng.choice(writer.vectors), writer.scalar(1)
+    mask = f"({vec} > -0.4) {writer.rng.choice(['&', '|', '^'])} ({vec} < {s})"
+    if writer.rng.random() < 0.4:
+        mask = f"~({mask})"
+    form = writer.rng.randrange(3)
+    if form == 0:
+        writer.emit(depth, f"{writer.sum_target()} np.sum(np.where({mask}, {vec} * {s}, 0.0))")
+    elif form == 1:
+        writer.emit(depth, f"{writer.sum_target()} np.sum({vec}[{mask}] ** 2)")
+    else:
+        writer.emit(depth, f"if ({s} > 0.1) & ({writer.scalar(1)} < 0.5):")
+        writer.emit(depth + 1, f"{writer.sum_target()} {writer.scalar(1)}")
+    writer.tags.add("bit_masks")
 
 
 def extra_name(writer, stem: str) -> str:
