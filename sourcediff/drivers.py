@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import inspect
+import os
 import re
+from pathlib import Path
 
 import numba
 import numpy as np
@@ -212,6 +215,10 @@ class SecondOrder:
             if exc.filename == parsed.filename:
                 raise
             where = f"{exc.filename.rsplit('/', 1)[-1]}:{exc.lineno}"
+            reason = f"{where}: {exc.reason}"
+            helper = _enclosing_function(exc.filename, exc.lineno)
+            if helper:  # a runtime function of sourcediff's, not the user's code
+                reason = f"sourcediff's '{helper}', which has no derivative rule ({reason})"
             files = [fn.filename for fn in parsed.call_tree()]
             filename, lineno = user_line(self.tangent, exc, files) or (
                 parsed.filename,
@@ -219,7 +226,7 @@ class SecondOrder:
             )
             raise UnsupportedCallError(
                 f"second derivatives (sd.hessian, sd.hvp) of '{parsed.name}' are not "
-                f"available: differentiating its tangent again stops at {where}: {exc.reason}",
+                f"available: differentiating its tangent again stops at {reason}",
                 filename,
                 lineno,
             ) from exc
@@ -247,6 +254,21 @@ class SecondOrder:
                     block = blocks[a][b]
                     block[(Ellipsis,) + j] = column
         return [[blk if blk.ndim else float(blk) for blk in row] for row in blocks]
+
+
+def _enclosing_function(filename: str, lineno: int) -> str:
+    """The name of the function of sourcediff's own ``filename`` holding line ``lineno``,
+    or '' (another file, or no such function)."""
+    if not filename.startswith(os.path.dirname(__file__)):
+        return ""
+    try:
+        tree = ast.parse(Path(filename).read_text())
+    except (OSError, SyntaxError):
+        return ""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef) and node.lineno <= lineno <= node.end_lineno:
+            return node.name
+    return ""
 
 
 ORIGIN = re.compile(r"\s*# (?P<file>[^\s:]+):(?P<line>\d+): ")

@@ -177,6 +177,18 @@ def test_a_second_derivative_refusal_names_the_users_function():
     assert refused.value.lineno == _line_of(_interpolated, "np.interp(")
 
 
+def _sorted_weights(x):
+    return np.sum(np.sort(x) * x)
+
+
+def test_a_second_derivative_refusal_in_a_runtime_function_names_it():
+    """The refusal says which of sourcediff's functions has no rule (np.sort's tangent),
+    not only a line of sourcediff's own file."""
+    with pytest.raises(sd.SourceDiffError, match="sourcediff's 'sort_tangent'") as refused:
+        sd.hessian(_sorted_weights, jit=False)(np.array([0.3, -0.5, 0.8]))
+    assert refused.value.lineno == _line_of(_sorted_weights, "np.sort(")
+
+
 def _line_of(func, text):
     lines, first = inspect.getsourcelines(func)
     return first + next(k for k, line in enumerate(lines) if text in line)
