@@ -25,6 +25,8 @@ class SourceDiffError(Exception):
         super().__init__(self._format())
 
     def _format(self) -> str:
+        if self.filename == "<unknown>":  # about the arguments of a call, not a source line
+            return self.reason
         short = self.filename.rsplit("/", 1)[-1]
         head = f"{short}:{self.lineno}: {self.reason}" if self.lineno else f"{short}: {self.reason}"
         line = linecache.getline(self.filename, self.lineno) if self.lineno else ""
