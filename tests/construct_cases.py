@@ -475,6 +475,31 @@ def spring_network(x, smooth):
     return energy + np.sum(stretch**2 * STIFFNESS) + np.sum(ends**3) + penalty
 
 
+def _kick(v, a, dt):
+    v[0] += a[0] * dt
+    v[1] += a[1] * dt
+
+
+def _relax(u, w):
+    for i in range(1, u.shape[0] - 1):
+        u[i] = u[i] + w * (u[i - 1] - 2.0 * u[i] + u[i + 1])
+    return np.sum(u)
+
+
+def views_written_by_helpers(x, w):
+    """Views passed to helpers that write into them: rows (a particle kick), a slice, a
+    column and a strided slice, the helper's value used too."""
+    vel = np.outer(x, x[:2])
+    acc = np.sin(vel)
+    for i in range(vel.shape[0]):
+        _kick(vel[i], acc[i], w)
+    grid = np.outer(x, x) * w
+    total = _relax(grid[1:, 0], w)
+    _relax(grid[:, 2], 0.5 * w)
+    _relax(grid[0, ::2], w)
+    return np.sum(vel * vel) + np.sum(grid * grid) + total
+
+
 def masks_with_bit_operators(x, a):
     """NumPy masks combined with ``&``, ``|``, ``^`` and ``~`` (no derivative of their own),
     in ``np.where``, a boolean index and scalar tests; ``np.clip``'s mask too."""
@@ -568,6 +593,7 @@ CASES = [
     (pass_statements, (np.array([0.3, 11.0, -0.8]), 0.7), (0, 1)),
     (loop_else, (np.array([2.0, 3.0, -0.7]), 1.3), (0, 1)),
     (masks_with_bit_operators, (np.linspace(-1.0, 1.0, 7) + 0.03, 0.7), (0, 1)),
+    (views_written_by_helpers, (np.array([0.3, -0.8, 0.5, 1.1]), 0.4), (0, 1)),
     (spring_network, (np.array([0.3, -0.2, 0.9, 0.45]), 0.7), (0, 1)),
     (
         batch_statistics,

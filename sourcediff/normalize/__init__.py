@@ -3,6 +3,8 @@
 Refusals already happened when each function was parsed (``sourcediff.fence``).
 The passes, in order, each in its own module:
 
+- ``view_arguments``: a view passed to a helper that writes into it is copied in and
+  written back;
 - ``exits``: lower early ``return``, ``break`` and ``continue`` to flags;
 - ``flatten``: three-address form, canonical call names;
 - ``inline``: splice the (already normalized) helpers into their callers;
@@ -35,6 +37,7 @@ from .iteration import expand_enumerate_zip
 from .loops import add_trip_counters
 from .tuples import split_tuple_variables
 from .versions import version_straight_line
+from .view_arguments import copy_views_written_by_helpers
 
 RESERVED = {"math", "np", "numpy", "range", "len", "abs", "min", "max", "float", "int", "bool"}
 
@@ -97,6 +100,7 @@ def _normalize_one(fn: ParsedFunction, bodies: dict, constant_names: set[str], t
     node = split_tuple_variables(fn, node)
     namer = Namer.for_tree(node, RESERVED | constant_names | set(bodies))
     iterate_rows(node, namer)
+    copy_views_written_by_helpers(fn, node, namer)
     node = lower_exits(fn, node, namer, helper=fn is not top)
     flattener = Flattener(fn, node, namer)
     body = flattener.block(node.body)

@@ -4,7 +4,8 @@
 inverse hyperbolic functions (``math`` and NumPy), ``np.fmod``/``fmax``/``fmin``, a helper
 wrapped by a ``functools.wraps`` decorator, a helper called with some of its defaults
 left out or given by keyword, ``for``/``while`` loops with ``else``, and masks combined
-with ``&``, ``|``, ``^``, ``~``. Each adds to a
+with ``&``, ``|``, ``^``, ``~``, and views passed to a helper that writes into them.
+Each adds to a
 float the program already has, so the rest of the program is the one the seed gives
 without them, and every seed without ``extras`` keeps its program.
 """
@@ -43,6 +44,7 @@ def extra_construct(writer, depth: int) -> None:
             defaulted_helper,
             loop_else,
             bit_masks,
+            views_to_writing_helper,
         ]
         writer.rng.choice(forms)(writer, depth)
     finally:
@@ -168,6 +170,21 @@ def bit_masks(writer, depth: int) -> None:
         writer.emit(depth, f"if ({s} > 0.1) & ({writer.scalar(1)} < 0.5):")
         writer.emit(depth + 1, f"{writer.sum_target()} {writer.scalar(1)}")
     writer.tags.add("bit_masks")
+
+
+def views_to_writing_helper(writer, depth: int) -> None:
+    """A row, column or slice passed to ``scale_first``, which writes into it: as a
+    statement, or its value used."""
+    vec, s = writer.rng.choice(writer.vectors), writer.scalar(1)
+    view = writer.rng.choice(
+        [f"m[{writer.rng.randrange(4)}]", f"m[:, {writer.rng.randrange(4)}]", f"{vec}[1:]"]
+        + [f"{vec}[::2]", "m[1:, 2]"]
+    )
+    if writer.rng.random() < 0.5:
+        writer.emit(depth, f"scale_first({view}, {s})")
+    else:
+        writer.emit(depth, f"{writer.sum_target()} scale_first({view}, {s})")
+    writer.tags.add("views_to_writing_helper")
 
 
 def extra_name(writer, stem: str) -> str:
