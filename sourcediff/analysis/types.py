@@ -10,6 +10,7 @@ in any version is a float. Inference failing is a clear error, never a guess.
 from __future__ import annotations
 
 import ast
+import copy
 import math
 import re
 from dataclasses import dataclass, field
@@ -17,7 +18,7 @@ from dataclasses import dataclass, field
 import numba
 import numpy as np
 
-from .. import runtime
+from .. import codegen, runtime
 from ..codegen import function_source
 from ..errors import TypeInferenceError
 from ..normalize import NormalizedFunction
@@ -60,12 +61,31 @@ class TypeTable:
         return known is not None and known == self.shapes.get(second)
 
 
+#: Inferred tables by normalized source, argument types, constants and rule functions: the
+#: policies, modes and "auto"'s plans of one function share one inference (a cache, the
+#: pipeline's only other state; bounded, and entries are copied out).
+_INFERRED: dict[tuple, TypeTable] = {}
+_INFERRED_LIMIT = 256
+
+
 def infer_types(nf: NormalizedFunction, arg_types: tuple) -> TypeTable:
-    """Run Numba's type inference on the normalized primal for ``arg_types``."""
+    """Run Numba's type inference on the normalized primal for ``arg_types`` (or take the
+    table of an identical earlier request)."""
+    source, origins = function_source(nf.node, comments=False)
+    constants = tuple((k, codegen.constant_text(v)) for k, v in sorted(nf.constants.items()))
+    externals = tuple(sorted((k, id(v)) for k, v in nf.externals.items()))
+    key = (source, tuple(map(str, arg_types)), constants, externals)
+    if key not in _INFERRED:
+        if len(_INFERRED) >= _INFERRED_LIMIT:
+            _INFERRED.clear()
+        _INFERRED[key] = _inferred(nf, arg_types, source, origins)
+    return copy.deepcopy(_INFERRED[key])
+
+
+def _inferred(nf: NormalizedFunction, arg_types: tuple, source: str, origins) -> TypeTable:
     from numba.core import registry, typed_passes
     from numba.core.compiler import run_frontend
 
-    source, origins = function_source(nf.node, comments=False)
     namespace = {"math": math, "np": np, **nf.constants}
     # The helpers it calls (normalization brings in some): looking up the others would
     # make the ufuncs of ``vector_math``, a second's work the primal does not need.
