@@ -36,13 +36,14 @@ import copy
 
 from ..analysis.sharing import alias_classes, possible_views
 from ..custom_writes import argument_write
+from ..transform.effects import statement_lists
 
 
 def copy_views_written_by_helpers(fn, node: ast.FunctionDef, namer) -> None:
     """Rewrite, in place, each helper call of ``node`` (a function of ``fn``'s) that is
     given a view it writes into, as in the module docstring."""
     classes = alias_classes(_without_helper_statements(fn, node))
-    for block in _blocks(node):
+    for block in statement_lists(node):
         index = 0
         while index < len(block):
             rewritten = _copied_call(fn, block[index], classes, namer)
@@ -80,7 +81,7 @@ def _without_helper_statements(fn, node: ast.FunctionDef) -> ast.FunctionDef:
     stores one argument in another, which a helper cannot do), and ``r = h(a, b)`` ``r``
     with the arguments ``h`` may return a view of."""
     copied = copy.deepcopy(node)
-    for block in _blocks(copied):
+    for block in statement_lists(copied):
         block[:] = [s for s in block if _helper_of(fn, s) is None or not isinstance(s, ast.Expr)]
         block[:] = block or [ast.Pass()]
         for stmt in block:
@@ -140,12 +141,3 @@ def _located(module: ast.Module, where: ast.stmt) -> ast.stmt:
     if hasattr(where, "origin"):
         stmt.origin = where.origin
     return stmt
-
-
-def _blocks(node: ast.AST):
-    for field in ("body", "orelse"):
-        block = getattr(node, field, None)
-        if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
-            yield block
-            for stmt in list(block):
-                yield from _blocks(stmt)

@@ -95,9 +95,7 @@ def inverse_hyperbolics(writer, depth: int) -> None:
             f"np.sum(np.arccosh(1.5 + {vec} * {vec}))",
             f"np.sum(np.arctanh(0.5 * np.tanh({vec})))",
         ]
-    chosen = writer.rng.sample(terms, writer.rng.randint(1, 3))
-    writer.emit(depth, f"{writer.sum_target()} ({' + '.join(chosen)})")
-    writer.tags.add("inverse_hyperbolics")
+    _add_some(writer, depth, terms, "inverse_hyperbolics")
 
 
 def remainders_and_extremes(writer, depth: int) -> None:
@@ -109,9 +107,14 @@ def remainders_and_extremes(writer, depth: int) -> None:
         f"np.sum(np.fmod({vec} * 1.3, 0.9) * {other})",
         f"np.sum(np.fmax({vec}, np.sin({other})) + np.fmin({vec}, 0.2))",
     ]
+    _add_some(writer, depth, terms, "remainders_and_extremes")
+
+
+def _add_some(writer, depth: int, terms: list[str], tag: str) -> None:
+    """``x = x + 0.1 * (...)`` of one to three of ``terms``."""
     chosen = writer.rng.sample(terms, writer.rng.randint(1, 3))
     writer.emit(depth, f"{writer.sum_target()} ({' + '.join(chosen)})")
-    writer.tags.add("remainders_and_extremes")
+    writer.tags.add(tag)
 
 
 def wrapped_helper(writer, depth: int) -> None:
