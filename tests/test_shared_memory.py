@@ -219,3 +219,39 @@ def test_a_view_written_by_a_helper_that_also_reads_its_base_is_refused_by_name(
     """The helper reads ``u`` while it writes ``u[2:]``: a copy would change what it reads."""
     with pytest.raises(sd.UnsupportedSyntaxError, match=r"'u\[2:\]' is written in place"):
         sd.grad(_smooths_a_view_toward_its_base, jit=False)(np.linspace(0.1, 1.0, 6), 0.3)
+
+
+def _scale_first(arr, s):
+    arr[0] = arr[0] * s
+    return np.sum(arr)
+
+
+def _writes_a_row_of_its_argument(m, a):
+    """Writes into the caller's ``m`` through a row a helper writes (inside an expression)."""
+    return 0.1 * _scale_first(m[1], a[0]) + a[1] + np.sum(a * a)
+
+
+def _writes_a_column_of_its_argument(m, a):
+    """Writes into the caller's ``m`` through a column bound to a name."""
+    column = m[:, 2]
+    column[3] = column[0] * a[1]
+    return np.sum(a * a) + column[3] * a[2]
+
+
+@pytest.mark.parametrize("func", [_writes_a_row_of_its_argument, _writes_a_column_of_its_argument])
+@pytest.mark.parametrize("jit", [False, True], ids=["py", "jit"])
+@pytest.mark.parametrize("policy", ["store", "recompute", sd.Checkpoint(snapshots=2), "auto"])
+def test_writes_through_views_of_an_argument_reach_the_callers_array(policy, jit, func):
+    """The derivative works on a private copy of an argument it writes into, and writes it
+    back; a write through a view of the argument counts (it was missed: the caller's array
+    kept its old values), and a view written through is never copied (recompute did)."""
+    m0 = np.arange(16.0).reshape(4, 4) / 10.0
+    a0 = np.array([0.5, -1.5, 2.0])
+    expected = m0.copy()
+    value = func(expected, a0)
+    for layout in (m0.copy(), np.asfortranarray(m0)):
+        transformed = sd.value_and_grad(func, argnums=(0, 1), policy=policy, jit=jit)
+        got, _ = transformed(layout, a0)
+        assert got == value
+        np.testing.assert_array_equal(layout, expected)
+    sd.check_grad(func, m0, a0, argnums=(0, 1), policy=policy)

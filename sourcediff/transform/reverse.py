@@ -87,6 +87,8 @@ class ReverseBuilder(StatementAdjoints):
         self.assigned_adjoints = _single_use_temps(nf.node.body, nf.temps, active - arrays)
         self.loops: list[ast.stmt] = []
         self.verifier: Instrumentation | None = None
+        # Views written through: a copy of one would not write into its array.
+        self.written_through = signature.written_arrays(nf.node)
 
     def bar(self, name: str) -> str:
         """The adjoint's name of primal variable ``name``: ``x`` -> ``x_bar``."""
@@ -135,7 +137,8 @@ class ReverseBuilder(StatementAdjoints):
 
     def forward_form(self, stmt: ast.Assign) -> ast.Assign:
         """The statement as the forward sweep runs it: a slice the reverse sweep reads
-        later is copied, so later writes into the array cannot change it."""
+        later is copied, so later writes into the array cannot change it (unless the slice
+        is itself written into: that writes into the array, which a copy would not)."""
         value = stmt.value
         target = stmt.targets[0]
         if (
@@ -143,6 +146,7 @@ class ReverseBuilder(StatementAdjoints):
             and ir.is_element_read(value)
             and is_region(value)
             and target.id in self.rec.reads
+            and target.id not in self.written_through
         ):
             copied = ast.Call(ast.Attribute(value, "copy", ast.Load()), [], [])
             return ir.located(ast.Assign([target], copied), stmt)

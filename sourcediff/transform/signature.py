@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 
 from .. import ir
+from ..analysis.sharing import possible_views
 from ..codegen import Comment
 from .records import WriteBack
 from .tape import placeholder
@@ -125,7 +126,8 @@ def array_dummies(nf, types, active: set[str], saved: set[str]) -> list[ast.stmt
 
 def written_arrays(node: ast.FunctionDef) -> set[str]:
     """Arrays whose buffer may be written: element writes, and the sources of reference
-    copies (``b = a``) and name permutations (``a, b = b, a``) of such arrays."""
+    copies (``b = a``), views (``b = a[1, :]``, ``a.T``) and name permutations (``a, b =
+    b, a``) of such arrays."""
     written: set[str] = set()
     aliases: list[tuple[str, str]] = []
     for stmt in ast.walk(node):
@@ -133,8 +135,8 @@ def written_arrays(node: ast.FunctionDef) -> set[str]:
             written.add(ir.target_name(stmt))
         elif ir.is_permutation(stmt):
             aliases += ir.permutation_pairs(stmt)
-        elif isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Name):
-            aliases.append((stmt.targets[0].id, stmt.value.id))
+        elif isinstance(stmt, ast.Assign) and isinstance(stmt.targets[0], ast.Name):
+            aliases += [(stmt.targets[0].id, base) for base in possible_views(stmt.value)]
     changed = True
     while changed:
         changed = False
