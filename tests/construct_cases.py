@@ -495,6 +495,7 @@ def views_written_by_helpers(x, w):
         _kick(vel[i], acc[i], w)
     grid = np.outer(x, x) * w
     total = _relax(grid[1:, 0], w)
+    total += 0.5 * _relax(grid[:, 1], w) * w  # inside an expression
     _relax(grid[:, 2], 0.5 * w)
     _relax(grid[0, ::2], w)
     return np.sum(vel * vel) + np.sum(grid * grid) + total

@@ -215,6 +215,18 @@ def test_a_view_passed_to_a_helper_that_writes_it_is_written_back(jit):
     assert value == _smooths_a_view(u0, 0.3)
 
 
+def _smooths_and_reads_the_base_in_one_statement(u0, w):
+    u = u0.copy()
+    s = _scale_first(u[2:], w) + u[3]
+    return s + np.sum(u * u)
+
+
+def test_a_statement_reading_the_base_beside_the_writing_call_is_refused_by_name():
+    """``h(u[2:]) + u[3]``: a write back after the statement would come after the read."""
+    with pytest.raises(sd.UnsupportedSyntaxError, match=r"'u\[2:\]' is written in place"):
+        sd.grad(_smooths_and_reads_the_base_in_one_statement, jit=False)(np.ones(6), 0.3)
+
+
 def test_a_view_written_by_a_helper_that_also_reads_its_base_is_refused_by_name():
     """The helper reads ``u`` while it writes ``u[2:]``: a copy would change what it reads."""
     with pytest.raises(sd.UnsupportedSyntaxError, match=r"'u\[2:\]' is written in place"):

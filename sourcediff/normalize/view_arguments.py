@@ -53,10 +53,10 @@ def copy_views_written_by_helpers(fn, node: ast.FunctionDef, namer) -> None:
 
 def _copied_call(fn, stmt: ast.stmt, classes: dict, namer) -> list[ast.stmt]:
     """``stmt`` with its written views copied in and out, or ``[stmt]``."""
-    helper = _helper_of(fn, stmt)
-    if helper is None:
+    found = _one_helper_call(fn, stmt)
+    if found is None:
         return [stmt]
-    call = stmt.value
+    call, helper = found
     params = [a.arg for a in helper.args.args]
     given = list(zip(params, call.args)) + [(k.arg, k.value) for k in call.keywords]
     before, after = [], []
@@ -64,9 +64,9 @@ def _copied_call(fn, stmt: ast.stmt, classes: dict, namer) -> list[ast.stmt]:
         base = _viewed_array(argument)
         if not base or argument_write(helper, [param]) is None:
             continue
-        others = [a for p, a in given if p != param]
-        returned = isinstance(stmt, ast.Assign) and _returns_view_of(helper, param)
-        if returned or not _unshared(base, others, classes):
+        others = [a for p, a in given if p != param] + _outside(stmt, call)
+        returned = call is not getattr(stmt, "value", None) or isinstance(stmt, ast.Assign)
+        if (returned and _returns_view_of(helper, param)) or not _unshared(base, others, classes):
             return [stmt]
         held = namer.fresh(param)
         before.append(_located(ast.parse(f"{held} = {ast.unparse(argument)}.copy()"), stmt))
@@ -98,6 +98,29 @@ def _helper_of(fn, stmt: ast.stmt):
         return None
     resolved = fn.names.get(call.func.id)
     return resolved.helper.node if resolved is not None and resolved.kind == "helper" else None
+
+
+def _one_helper_call(fn, stmt: ast.stmt):
+    """``(call, helper)`` for the one helper call of an expression statement or an
+    assignment (``x = x + 0.1 * h(u[1:], s)`` too), or None (none, or several)."""
+    if not isinstance(stmt, (ast.Expr, ast.Assign, ast.AugAssign)):
+        return None
+    found = []
+    for node in ast.walk(stmt.value):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            resolved = fn.names.get(node.func.id)
+            if resolved is not None and resolved.kind == "helper":
+                found.append((node, resolved.helper.node))
+    return found[0] if len(found) == 1 else None
+
+
+def _outside(stmt: ast.stmt, call: ast.Call) -> list[ast.expr]:
+    """What ``stmt`` evaluates besides ``call``: a read of the viewed array there would see
+    the write back at another moment than the helper's own write."""
+    inside = {id(n) for n in ast.walk(call)}
+    targets = getattr(stmt, "targets", None) or [getattr(stmt, "target", None)]
+    names = [n for n in ast.walk(stmt.value) if isinstance(n, ast.Name) and id(n) not in inside]
+    return [t for t in targets if t is not None] + names
 
 
 def _returned_arguments(helper: ast.FunctionDef, call: ast.Call) -> list[ast.expr]:
