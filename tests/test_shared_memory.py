@@ -227,6 +227,36 @@ def test_a_statement_reading_the_base_beside_the_writing_call_is_refused_by_name
         sd.grad(_smooths_and_reads_the_base_in_one_statement, jit=False)(np.ones(6), 0.3)
 
 
+def _scales_a_gather(x0, a, idx):
+    t = x0 + _scale_first(a[idx], x0)
+    return t + np.sum(a * a)
+
+
+def _scales_rows_in_turn(m, s):
+    total = 0.0
+    for i in range(m.shape[0] - 1):
+        total += _scale_first(m[i + 1], s)
+    return total + np.sum(m * m)
+
+
+@pytest.mark.parametrize("jit", [False, True], ids=["py", "jit"])
+def test_only_views_by_basic_indexing_are_written_back(jit):
+    """``a[idx]`` with an index array is a copy: the helper's write never reaches ``a``
+    (written back, it did); rows by a loop counter are views and are written back."""
+    a, idx = np.array([0.3, -0.5, 0.8, 1.1]), np.array([2, 0])
+    mine, plain = a.copy(), a.copy()
+    value, _ = sd.value_and_grad(_scales_a_gather, argnums=(0, 1), jit=jit)(0.4, mine, idx)
+    assert value == _scales_a_gather(0.4, plain, idx)
+    np.testing.assert_array_equal(mine, plain)
+    sd.check_grad(_scales_a_gather, 0.4, a, idx, argnums=(0, 1), jit=jit)
+    m = np.arange(12.0).reshape(4, 3) / 10.0
+    mine, plain = m.copy(), m.copy()
+    value, _ = sd.value_and_grad(_scales_rows_in_turn, argnums=(0, 1), jit=jit)(mine, 0.7)
+    assert value == pytest.approx(_scales_rows_in_turn(plain, 0.7), rel=1e-14)  # sum order
+    np.testing.assert_array_equal(mine, plain)
+    sd.check_grad(_scales_rows_in_turn, m, 0.7, argnums=(0, 1), jit=jit)
+
+
 def test_a_view_written_by_a_helper_that_also_reads_its_base_is_refused_by_name():
     """The helper reads ``u`` while it writes ``u[2:]``: a copy would change what it reads."""
     with pytest.raises(sd.UnsupportedSyntaxError, match=r"'u\[2:\]' is written in place"):

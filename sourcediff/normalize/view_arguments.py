@@ -43,16 +43,19 @@ def copy_views_written_by_helpers(fn, node: ast.FunctionDef, namer) -> None:
     """Rewrite, in place, each helper call of ``node`` (a function of ``fn``'s) that is
     given a view it writes into, as in the module docstring."""
     classes = alias_classes(_without_helper_statements(fn, node))
+    counters = _range_counters(node)
     for block in statement_lists(node):
         index = 0
         while index < len(block):
-            rewritten = _copied_call(fn, block[index], classes, namer)
+            rewritten = _copied_call(fn, block[index], (classes, counters), namer)
             block[index : index + 1] = rewritten
             index += len(rewritten)
 
 
-def _copied_call(fn, stmt: ast.stmt, classes: dict, namer) -> list[ast.stmt]:
-    """``stmt`` with its written views copied in and out, or ``[stmt]``."""
+def _copied_call(fn, stmt: ast.stmt, facts: tuple, namer) -> list[ast.stmt]:
+    """``stmt`` with its written views copied in and out, or ``[stmt]``; ``facts``: the
+    alias classes and the integer loop counters of the function."""
+    classes, counters = facts
     found = _one_helper_call(fn, stmt)
     if found is None:
         return [stmt]
@@ -61,7 +64,7 @@ def _copied_call(fn, stmt: ast.stmt, classes: dict, namer) -> list[ast.stmt]:
     given = list(zip(params, call.args)) + [(k.arg, k.value) for k in call.keywords]
     before, after = [], []
     for param, argument in given:
-        base = _viewed_array(argument)
+        base = _viewed_array(argument, counters - _bound_by(stmt))
         if not base or argument_write(helper, [param]) is None:
             continue
         others = [a for p, a in given if p != param] + _outside(stmt, call)
@@ -130,11 +133,55 @@ def _returned_arguments(helper: ast.FunctionDef, call: ast.Call) -> list[ast.exp
     return [a for p, a in given if _returns_view_of(helper, p)]
 
 
-def _viewed_array(argument: ast.expr) -> str:
-    """``u`` for a subscript ``u[...]`` (a view when the helper writes into it), else ''."""
-    if isinstance(argument, ast.Subscript) and isinstance(argument.value, ast.Name):
-        return argument.value.id
-    return ""
+def _viewed_array(argument: ast.expr, counters: set[str]) -> str:
+    """``u`` for a view ``u[...]`` by basic indexing: slices, integers and ``range`` loop
+    counters (an index array would give a copy, which the helper's writes never reach
+    ``u`` through), else ''."""
+    if not (isinstance(argument, ast.Subscript) and isinstance(argument.value, ast.Name)):
+        return ""
+    parts = argument.slice.elts if isinstance(argument.slice, ast.Tuple) else [argument.slice]
+    return argument.value.id if all(_basic(p, counters) for p in parts) else ""
+
+
+def _basic(part: ast.expr, counters: set[str]) -> bool:
+    """An integer or a slice of integers: constants, counters, ``+``/``-`` of them."""
+    if isinstance(part, ast.Slice):
+        bounds = [b for b in (part.lower, part.upper, part.step) if b is not None]
+        return all(_basic(b, counters) for b in bounds)
+    if isinstance(part, ast.Constant):
+        return type(part.value) is int
+    if isinstance(part, ast.Name):
+        return part.id in counters
+    if isinstance(part, ast.UnaryOp) and isinstance(part.op, ast.USub):
+        return _basic(part.operand, counters)
+    if isinstance(part, ast.BinOp) and isinstance(part.op, (ast.Add, ast.Sub)):
+        return _basic(part.left, counters) and _basic(part.right, counters)
+    return False
+
+
+def _range_counters(node: ast.FunctionDef) -> set[str]:
+    """Names bound only as ``for`` counters over ``range``: integers wherever read."""
+    loops = [
+        s
+        for s in ast.walk(node)
+        if isinstance(s, ast.For)
+        and isinstance(s.target, ast.Name)
+        and isinstance(s.iter, ast.Call)
+        and getattr(s.iter.func, "id", "") == "range"
+    ]
+    counters = {id(s.target) for s in loops}
+    stored = {
+        n.id
+        for n in ast.walk(node)
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and id(n) not in counters
+    }
+    return {s.target.id for s in loops} - stored
+
+
+def _bound_by(stmt: ast.stmt) -> set[str]:
+    """The names ``stmt`` binds: a view indexed by one is written back elsewhere."""
+    targets = getattr(stmt, "targets", None) or [getattr(stmt, "target", None)]
+    return {n.id for t in targets if t is not None for n in ast.walk(t) if isinstance(n, ast.Name)}
 
 
 def _unshared(base: str, others: list[ast.expr], classes: dict) -> bool:
