@@ -297,3 +297,30 @@ def test_writes_through_views_of_an_argument_reach_the_callers_array(policy, jit
         assert got == value
         np.testing.assert_array_equal(layout, expected)
     sd.check_grad(func, m0, a0, argnums=(0, 1), policy=policy)
+
+
+def _bumped_head(v, s):
+    v[0] = v[0] + s
+    return v[:2]
+
+
+def _keeps_the_view_a_helper_returns(u0, s):
+    u = u0.copy()
+    head = _bumped_head(u[1:], s)
+    return np.sum(head * head) + np.sum(u * u)
+
+
+def _two_writing_calls_in_one_statement(u0, s):
+    u = u0.copy()
+    t = _scale_first(u[1:], s) + _scale_first(u[2:], s)
+    return t + np.sum(u * u)
+
+
+@pytest.mark.parametrize(
+    "func", [_keeps_the_view_a_helper_returns, _two_writing_calls_in_one_statement]
+)
+def test_views_a_copy_would_change_the_meaning_of_stay_refused(func):
+    """A helper returning the view it writes (the caller keeps a view of ``u``), and two
+    writing calls in one statement (the second reads what the first wrote): not copied."""
+    with pytest.raises(sd.UnsupportedSyntaxError, match=r"is written in place"):
+        sd.grad(func, jit=False)(np.linspace(0.1, 1.0, 6), 0.3)

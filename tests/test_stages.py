@@ -175,3 +175,16 @@ def test_codegen_is_deterministic_and_carries_origin_comments():
     assert first == second
     line = accumulate.__code__.co_firstlineno + 3
     assert f"# test_stages.py:{line}: s += x * i" in first
+
+
+def test_type_inference_is_shared_by_identical_requests_and_copied_out():
+    """Builds of one function for one signature (policies, modes) share one inference;
+    each gets its own table, so a stage that fills in shapes cannot reach the next."""
+    signature = (numba.float64, numba.float64)
+    first = infer_types(_normalized(compared_only), signature)
+    first.shapes["sentinel"] = ("n",)
+    second = infer_types(_normalized(compared_only), signature)
+    assert second is not first and "sentinel" not in second.shapes
+    assert second.variables == first.variables and second.result == first.result
+    other = infer_types(_normalized(compared_only), (numba.float32, numba.float64))
+    assert other.variables["x"].dtype == "float32" != first.variables["x"].dtype

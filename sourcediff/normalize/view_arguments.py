@@ -36,7 +36,7 @@ import copy
 
 from ..analysis.sharing import alias_classes, possible_views
 from ..custom_writes import argument_write
-from ..transform.effects import statement_lists
+from ..transform.effects import names_written, statement_lists
 
 
 def copy_views_written_by_helpers(fn, node: ast.FunctionDef, namer) -> None:
@@ -64,7 +64,7 @@ def _copied_call(fn, stmt: ast.stmt, facts: tuple, namer) -> list[ast.stmt]:
     given = list(zip(params, call.args)) + [(k.arg, k.value) for k in call.keywords]
     before, after = [], []
     for param, argument in given:
-        base = _viewed_array(argument, counters - _bound_by(stmt))
+        base = _viewed_array(argument, counters - names_written(stmt))
         if not base or argument_write(helper, [param]) is None:
             continue
         others = [a for p, a in given if p != param] + _outside(stmt, call)
@@ -97,6 +97,11 @@ def _without_helper_statements(fn, node: ast.FunctionDef) -> ast.FunctionDef:
 def _helper_of(fn, stmt: ast.stmt):
     """The helper's FunctionDef that ``stmt`` (``h(...)`` or ``r = h(...)``) calls, or None."""
     call = stmt.value if isinstance(stmt, (ast.Expr, ast.Assign)) else None
+    return _helper_node(fn, call)
+
+
+def _helper_node(fn, call) -> ast.FunctionDef | None:
+    """The FunctionDef of the user's helper ``call`` calls, or None (not a helper call)."""
     if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)):
         return None
     resolved = fn.names.get(call.func.id)
@@ -108,12 +113,8 @@ def _one_helper_call(fn, stmt: ast.stmt):
     assignment (``x = x + 0.1 * h(u[1:], s)`` too), or None (none, or several)."""
     if not isinstance(stmt, (ast.Expr, ast.Assign, ast.AugAssign)):
         return None
-    found = []
-    for node in ast.walk(stmt.value):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
-            resolved = fn.names.get(node.func.id)
-            if resolved is not None and resolved.kind == "helper":
-                found.append((node, resolved.helper.node))
+    found = [(n, _helper_node(fn, n)) for n in ast.walk(stmt.value)]
+    found = [pair for pair in found if pair[1] is not None]
     return found[0] if len(found) == 1 else None
 
 
@@ -176,12 +177,6 @@ def _range_counters(node: ast.FunctionDef) -> set[str]:
         if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and id(n) not in counters
     }
     return {s.target.id for s in loops} - stored
-
-
-def _bound_by(stmt: ast.stmt) -> set[str]:
-    """The names ``stmt`` binds: a view indexed by one is written back elsewhere."""
-    targets = getattr(stmt, "targets", None) or [getattr(stmt, "target", None)]
-    return {n.id for t in targets if t is not None for n in ast.walk(t) if isinstance(n, ast.Name)}
 
 
 def _unshared(base: str, others: list[ast.expr], classes: dict) -> bool:

@@ -74,18 +74,20 @@ def _changed_by(target: ast.expr) -> set[str]:
     return {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
 
 
-def drop_repeated_computations(stmts: list[ast.stmt], sharing: dict | None = None):
+def drop_repeated_computations(stmts: list[ast.stmt], sharing: dict | None = None, dropped=None):
     """``stmts`` without repeated pure definitions; nested blocks are treated alike. Given
     ``sharing`` (for each array, the names that may share its memory), element reads
     count as well: a write into an array forgets every value read from any name sharing
-    its memory, and a call that may change memory forgets them all."""
+    its memory, and a call that may change memory forgets them all. Each statement dropped
+    is appended to ``dropped`` when given."""
     elements = sharing is not None
     available: dict[str, tuple[str, set[str]]] = {}  # target -> (value text, names read)
     out = []
     for stmt in stmts:
         if isinstance(stmt, (ast.If, ast.For, ast.While)):
             for field in ("body", "orelse"):
-                setattr(stmt, field, drop_repeated_computations(getattr(stmt, field), sharing))
+                inner = getattr(stmt, field)
+                setattr(stmt, field, drop_repeated_computations(inner, sharing, dropped))
             available.clear()  # the block may assign anything
             out.append(stmt)
             continue
@@ -93,6 +95,8 @@ def drop_repeated_computations(stmts: list[ast.stmt], sharing: dict | None = Non
         if simple and _pure_scalar(stmt.value, elements):
             target, text = stmt.targets[0].id, ast.unparse(stmt.value)
             if available.get(target, ("",))[0] == text:
+                if dropped is not None:
+                    dropped.append(stmt)
                 continue  # t already holds exactly this value
         if elements and impure_calls(stmt):
             available.clear()
@@ -114,9 +118,9 @@ def drop_repeated_reads(function: ast.FunctionDef, ranks: dict) -> bool:
     needs it); ``ranks``: the function's arrays. Whether any statement went."""
     classes = alias_classes(function)
     sharing = {name: classes.get(name, {name}) for name in ranks}
-    before = sum(1 for _ in ast.walk(function))
-    function.body = drop_repeated_computations(function.body, sharing)
-    return sum(1 for _ in ast.walk(function)) != before
+    dropped: list[ast.stmt] = []
+    function.body = drop_repeated_computations(function.body, sharing, dropped)
+    return bool(dropped)
 
 
 def _reads(value: ast.expr) -> set[str]:

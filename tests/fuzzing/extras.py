@@ -176,12 +176,13 @@ def bit_masks(writer, depth: int) -> None:
 
 
 def views_to_writing_helper(writer, depth: int) -> None:
-    """A row, column or slice passed to ``scale_first``, which writes into it: as a
-    statement, or its value used."""
+    """A row, column or slice passed to ``scale_first``, which writes into it (or a gather
+    by an index array, a copy the write never reaches the array through): as a statement,
+    or its value used."""
     vec, s = writer.rng.choice(writer.vectors), writer.scalar(1)
     view = writer.rng.choice(
         [f"m[{writer.rng.randrange(4)}]", f"m[:, {writer.rng.randrange(4)}]", f"{vec}[1:]"]
-        + [f"{vec}[::2]", "m[1:, 2]"]
+        + [f"{vec}[::2]", "m[1:, 2]", f"{vec}[EDGE]"]  # the last a copy: not written back
     )
     if writer.rng.random() < 0.5:
         writer.emit(depth, f"scale_first({view}, {s})")
