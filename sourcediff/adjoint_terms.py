@@ -33,6 +33,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from . import fancy, ir, joins, rules
+from .astnodes import walk
 from .errors import SourceDiffError
 from .transform.tape import is_region, readable
 
@@ -289,14 +290,14 @@ def expression_reads(expr: ast.expr) -> Reads:
     reads = Reads()
     shape_only: set[int] = set()
     called: set[int] = set()
-    for node in ast.walk(expr):
+    for node in walk(expr):
         if isinstance(node, ast.Attribute) and node.attr in SHAPE_ATTRIBUTES:
             shape_only.add(id(node.value))
         if isinstance(node, ast.Call):
             called.add(id(node.func))
             if isinstance(node.func, ast.Name) and node.func.id == "sum_to":
                 shape_only.add(id(node.args[1]))
-    for node in ast.walk(expr):
+    for node in walk(expr):
         if not isinstance(node, ast.Name) or id(node) in called or node.id in MODULES:
             continue
         if node.id.startswith("@"):

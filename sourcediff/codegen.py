@@ -23,6 +23,7 @@ import re
 import numpy as np
 
 from . import runtime
+from .astnodes import walk
 
 
 def _text(node: ast.AST) -> str:
@@ -164,15 +165,15 @@ def with_local_array_constants(function: ast.FunctionDef, constants: dict) -> as
             EDGE_local = EDGE.copy()
             return a[EDGE_local]
     """
-    found = [n for n in ast.walk(function) if isinstance(n, ast.Name)]
+    found = [n for n in walk(function) if isinstance(n, ast.Name)]
     names = {n.id for n in found}
     rebound = {n.id for n in found if not isinstance(n.ctx, ast.Load)}
     rebound |= {a.arg for a in function.args.args}
     indices = {  # only an index is folded: other reads keep the constant (no copy per call)
         n.id
-        for sub in ast.walk(function)
+        for sub in walk(function)
         if isinstance(sub, ast.Subscript)
-        for n in ast.walk(sub.slice)
+        for n in walk(sub.slice)
         if isinstance(n, ast.Name)
     }
     arrays = [n for n in sorted(constants) if isinstance(constants[n], np.ndarray)]
@@ -186,7 +187,7 @@ def with_local_array_constants(function: ast.FunctionDef, constants: dict) -> as
     if not renames:
         return function
     function = copy.deepcopy(function)
-    for node in ast.walk(function):
+    for node in walk(function):
         if isinstance(node, ast.Name) and node.id in renames:
             node.id = renames[node.id]
     copies = [ast.parse(f"{local} = {name}.copy()").body[0] for name, local in renames.items()]

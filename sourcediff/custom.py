@@ -37,8 +37,10 @@ The functions are plain numeric Python that Numba compiles
 
 from __future__ import annotations
 
+import dis
 import functools
 import inspect
+import types
 
 from numba.extending import register_jitable
 
@@ -68,10 +70,13 @@ class _Custom:
         raise NotImplementedError
 
     def externals(self) -> dict[str, object]:
-        """The rule's functions made callable from Numba-compiled code (once)."""
+        """The rule's functions made callable from Numba-compiled code (once). The
+        function itself comes first: a rule that calls it (``return cube(x), (x,)``, JAX's
+        idiom) reaches the compiled function, not this object."""
         if not self.jitable:
-            functions = {self.__name__: self.func} | self.rule_functions()
-            self.jitable = {name: register_jitable(f) for name, f in functions.items()}
+            self.jitable = {self.__name__: register_jitable(_calling_compiled(self.func))}
+            for name, function in self.rule_functions().items():
+                self.jitable[name] = register_jitable(_calling_compiled(function))
         return self.jitable
 
     def sources(self) -> list[str]:
@@ -171,6 +176,28 @@ class CustomJVP(_Custom):
             "mode uses for float arguments only; give it a sd.custom_vjp rule for arrays",
             summed_over_result=True,
         )
+
+
+def _calling_compiled(function):
+    """``function`` itself, or a copy whose globals name, in place of each custom function
+    it calls (an object Numba cannot call), that function's compiled form."""
+    loaded = {i.argval for i in dis.get_instructions(function) if i.opname == "LOAD_GLOBAL"}
+    customs = {
+        name: value
+        for name in loaded  # not co_names: it holds attributes too (np.linalg.solve)
+        if isinstance(value := function.__globals__.get(name), _Custom)
+    }
+    if not customs:
+        return function
+    swapped = {name: custom.externals()[custom.__name__] for name, custom in customs.items()}
+    copy = types.FunctionType(
+        function.__code__,
+        {**function.__globals__, **swapped},
+        function.__name__,
+        function.__defaults__,
+        function.__closure__,
+    )
+    return functools.update_wrapper(copy, function)
 
 
 def _refuse_lambdas(*rules) -> None:

@@ -317,6 +317,7 @@ HELPERS = (
     + (
         "inplace_update",
         "revolve_actions",
+        "revolve_bytes",
         "reserve",
         "sum_to",
         "dot",
@@ -354,88 +355,57 @@ def _split(length, free):
 
 @numba.njit(cache=True)
 def revolve_actions(steps, snapshots):
-    """The binomial (revolve) schedule reversing ``steps`` loop iterations.
+    """The binomial (revolve) schedule reversing ``steps`` loop iterations, one action
+    at a time, in memory bounded by ``snapshots`` (:func:`revolve_bytes`), not ``steps``.
 
-    Rows are ``(action, a, b)``: ``ADVANCE`` iterations ``a..b-1`` of the primal,
-    ``TAKESHOT``/``RESTORE`` slot ``a``, ``REVERSE`` iteration ``a`` (its forward
-    part then its reverse part). Slot 0 holds the loop's entry state; at most
-    ``snapshots`` slots are used at once.
+    Yields ``(action, first, last)``: ``ADVANCE`` runs iterations ``first..last-1`` of
+    the primal, ``TAKESHOT``/``RESTORE`` slot ``first``, ``REVERSE`` iteration ``first``
+    (its forward part then its reverse part). Slot 0 holds the loop's entry state; at
+    most ``snapshots`` slots are used at once.
     """
-    actions = np.empty((16, 3), np.int64)
-    count = 0
-    # Frames of the recursion reverse(a, b, slot of a, free slots, stage).
-    stack = np.empty((16, 5), np.int64)
-    depth = 0
     if steps <= 0:
-        return actions[:0]
+        return
+    # Frames of the recursion reverse(a, b, slot of a, free slots, stage); never deeper
+    # than ``snapshots`` (each split spends one free slot on its right part).
+    stack = np.empty((max(snapshots, 1), 5), np.int64)
     stack[0, 0], stack[0, 1], stack[0, 2], stack[0, 3], stack[0, 4] = 0, steps, 0, snapshots - 1, 0
     depth = 1
-    actions[0, 0], actions[0, 1], actions[0, 2] = RESTORE, 0, 0
-    count = 1
+    yield RESTORE, 0, 0
     while depth > 0:
         a, b, slot, free, stage = stack[depth - 1]
-        if count + steps + 4 > actions.shape[0]:
-            bigger = np.empty((2 * actions.shape[0] + steps + 4, 3), np.int64)
-            _copy_rows(bigger, actions, count)
-            actions = bigger
-        if depth + 2 > stack.shape[0]:
-            deeper = np.empty((2 * stack.shape[0], 5), np.int64)
-            _copy_rows(deeper, stack, depth)
-            stack = deeper
         if stage == 1:
-            # The right part is reversed; restore this range's start and do the left part.
-            # Re-enter as the fresh range [a, middle) (b holds middle in a stage-1 frame).
-            actions[count, 0], actions[count, 1], actions[count, 2] = RESTORE, slot, a
-            count += 1
+            # The right part is reversed; restore this range's start and do the left part,
+            # re-entered as the fresh range [a, middle) (b holds middle in a stage-1 frame).
             stack[depth - 1, 4] = 0
+            yield RESTORE, slot, a
             continue
         depth -= 1
         if b - a == 1:
-            actions[count, 0], actions[count, 1], actions[count, 2] = REVERSE, a, 0
-            count += 1
-            continue
-        if free == 0:
+            yield REVERSE, a, 0
+        elif free == 0:
             for j in range(b - 1, a - 1, -1):
                 if j != b - 1:
-                    actions[count, 0], actions[count, 1], actions[count, 2] = RESTORE, slot, a
-                    count += 1
+                    yield RESTORE, slot, a
                 if j > a:
-                    actions[count, 0], actions[count, 1], actions[count, 2] = ADVANCE, a, j
-                    count += 1
-                actions[count, 0], actions[count, 1], actions[count, 2] = REVERSE, j, 0
-                count += 1
-                if count + steps + 4 > actions.shape[0]:
-                    bigger = np.empty((2 * actions.shape[0] + steps + 4, 3), np.int64)
-                    _copy_rows(bigger, actions, count)
-                    actions = bigger
-            continue
-        middle = a + _split(b - a, free)
-        new_slot = slot + 1
-        actions[count, 0], actions[count, 1], actions[count, 2] = ADVANCE, a, middle
-        actions[count + 1, 0], actions[count + 1, 1], actions[count + 1, 2] = (
-            TAKESHOT,
-            new_slot,
-            middle,
-        )
-        count += 2
-        # After the right part [middle, b) comes stage 1 of this range (left part).
-        stack[depth, 0], stack[depth, 1], stack[depth, 2], stack[depth, 3], stack[depth, 4] = (
-            a,
-            middle,
-            slot,
-            free,
-            1,
-        )
-        depth += 1
-        stack[depth, 0], stack[depth, 1], stack[depth, 2], stack[depth, 3], stack[depth, 4] = (
-            middle,
-            b,
-            new_slot,
-            free - 1,
-            0,
-        )
-        depth += 1
-    return actions[:count].copy()
+                    yield ADVANCE, a, j
+                yield REVERSE, j, 0
+        else:
+            middle = a + _split(b - a, free)
+            # After the right part [middle, b) comes stage 1 of this range (the left part).
+            stack[depth, 0], stack[depth, 1], stack[depth, 2] = a, middle, slot
+            stack[depth, 3], stack[depth, 4] = free, 1
+            stack[depth + 1, 0], stack[depth + 1, 1], stack[depth + 1, 2] = middle, b, slot + 1
+            stack[depth + 1, 3], stack[depth + 1, 4] = free - 1, 0
+            depth += 2
+            yield ADVANCE, a, middle
+            yield TAKESHOT, slot + 1, middle
+
+
+@numba.njit(cache=True)
+def revolve_bytes(steps, snapshots):
+    """The memory :func:`revolve_actions` holds while it reverses ``steps`` iterations:
+    its frames, none for a loop that never ran."""
+    return 40 * max(snapshots, 1) if steps > 0 else 0
 
 
 def __getattr__(name: str):

@@ -244,3 +244,31 @@ monomials.defjvp(monomials_jvp)
 
 def weighted_monomials(t, w):
     return np.dot(w, monomials(t)) + t
+
+
+@sd.custom_vjp
+def cube(x):
+    return x**3
+
+
+def cube_fwd(x):
+    return cube(x), (x,)  # JAX's idiom: the rule calls the function it is the rule of
+
+
+def cube_bwd(res, g):
+    (x,) = res
+    return (3.0 * x * x * g,)
+
+
+cube.defvjp(cube_fwd, cube_bwd)
+
+
+def cubes_summed(x):
+    return np.sum(cube(x))
+
+
+def cubes_in_a_loop(x, n):
+    s = 0.0
+    for _ in range(n):
+        s += np.sum(cube(x)) * s + 1.0
+    return s

@@ -34,6 +34,17 @@ def test_the_rule_is_used_where_the_body_would_be_wrong():
 
 
 @pytest.mark.parametrize("jit", [False, True])
+@pytest.mark.parametrize("policy", POLICIES, ids=str)
+def test_a_rule_calling_its_own_function_compiles(policy, jit):
+    """``cube_fwd`` returns ``cube(x)``: compiled, that call reaches the compiled cube."""
+    x = np.array([0.5, -0.7])
+    value, gx = sd.value_and_grad(c.cubes_in_a_loop, policy=policy, jit=jit)(x, 3)
+    assert value == pytest.approx(c.cubes_in_a_loop(x, 3), rel=1e-14)
+    sd.check_grad(c.cubes_in_a_loop, x, 3, policy=policy, jit=jit)
+    assert np.all(sd.grad(c.cubes_summed, jit=jit)(x) == 3.0 * x * x)
+
+
+@pytest.mark.parametrize("jit", [False, True])
 def test_a_linear_solve_whose_adjoint_is_a_solve(jit):
     sd.check_grad(c.solve_loss, A, B, argnums=(0, 1), jit=jit)
     x = np.linalg.solve(A, B)

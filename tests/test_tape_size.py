@@ -33,10 +33,31 @@ def test_store_grows_with_the_steps_and_checkpointing_does_not():
 
     assert size(400, "store") == pytest.approx(2 * size(200, "store"), rel=0.01)
     checkpoint = sd.Checkpoint(snapshots=4)
-    # 4 states of two 200-cell buffers plus one step's record; only the (small) revolve
-    # schedule grows with the number of steps.
+    # 4 states of two 200-cell buffers plus one step's record; the revolve schedule is
+    # made one action at a time, so nothing grows with the number of steps.
     assert size(4000, checkpoint) < size(4000, "recompute") / 20
-    assert size(4000, checkpoint) - size(200, checkpoint) < 4000 * 200
+    assert size(40_000, checkpoint) == size(4000, checkpoint) == size(200, checkpoint)
+
+
+def _decay(y, k, n):
+    for _ in range(n):
+        y = y - 0.01 * k * y * y
+    return y
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_a_million_step_scalar_loop_is_checkpointed_in_bounded_memory(jit):
+    """Three snapshots of one float and the schedule's frames, whatever the length; the
+    gradient is store's (a million steps: the closed form is out of reach, store is not)."""
+    policy = sd.Checkpoint(snapshots=3)
+    sizes = [sd.tape_size(_decay, 0.5, 2.0, n, policy=policy, jit=jit) for n in (10, 10**6)]
+    assert sizes[0] == sizes[1] <= 3 * 8 + 3 * 40 + 64
+    assert sd.tape_size(_decay, 0.5, 2.0, 10**6, policy="store", jit=jit) >= 8 * 10**6
+    if jit:
+        args = (0.5, 2.0, 10**6)
+        expected = sd.grad(_decay, argnums=(0, 1), policy="store")(*args)
+        actual = sd.grad(_decay, argnums=(0, 1), policy=policy)(*args)
+        np.testing.assert_allclose(actual, expected, rtol=1e-12)
 
 
 @pytest.mark.parametrize("policy", ["store", "recompute", sd.Checkpoint(snapshots=3)], ids=str)

@@ -13,13 +13,14 @@ from __future__ import annotations
 import ast
 
 from .. import ir, rules
+from ..astnodes import walk
 from .types import TypeTable
 
 
 def dependencies(node: ast.FunctionDef) -> list[tuple[str, list[str]]]:
     """``(target, [operands with a nonzero partial])`` for every assignment."""
     edges = []
-    for stmt in ast.walk(node):
+    for stmt in walk(node):
         if not isinstance(stmt, ast.Assign):
             continue
         if ir.is_permutation(stmt):

@@ -16,6 +16,7 @@ import ast
 import re
 
 from .. import ir, rules
+from ..astnodes import walk
 from ..errors import UnsupportedSyntaxError
 from .liveness import live_after_writes
 from .types import TypeTable
@@ -67,7 +68,7 @@ def check_aliasing(node: ast.FunctionDef, types: TypeTable, filename: str) -> No
     walker.walk(node.body, frozenset())
     views = _view_targets(node, types)
     live = live_after_writes(node)
-    for stmt in ast.walk(node):
+    for stmt in walk(node):
         if not ir.is_element_write(stmt):
             continue
         written = ir.target_name(stmt)
@@ -93,7 +94,7 @@ def _written_as(node: ast.FunctionDef) -> dict[str, str]:
     ``u[:-1]`` of ``zip(u[:-1], u[1:])`` is named ``items`` (normalize.iteration), a view
     ``u[2:]`` passed to a helper a temporary ``t1``."""
     found, views = {}, {}
-    for stmt in ast.walk(node):
+    for stmt in walk(node):
         if not (isinstance(stmt, ast.Assign) and isinstance(stmt.targets[0], ast.Name)):
             continue
         name, named = stmt.targets[0].id, getattr(stmt, "written_as", None)
@@ -108,7 +109,7 @@ def _view_targets(node: ast.FunctionDef, types: TypeTable) -> set[str]:
     """Names ever bound to another array's memory (the one to suggest copying)."""
     return {
         stmt.targets[0].id
-        for stmt in ast.walk(node)
+        for stmt in walk(node)
         if isinstance(stmt, ast.Assign)
         and isinstance(stmt.targets[0], ast.Name)
         and types[stmt.targets[0].id].kind == "array"
@@ -170,7 +171,7 @@ class _MayAlias:
     def permute(self, stmt: ast.Assign, state: Pairs) -> Pairs:
         """``a, b = b, a``: each target takes its source's memory, all at once."""
         if not all(isinstance(e, ast.Name) for e in stmt.targets[0].elts + stmt.value.elts):
-            targets = {e.id for e in ast.walk(stmt.targets[0]) if isinstance(e, ast.Name)}
+            targets = {e.id for e in walk(stmt.targets[0]) if isinstance(e, ast.Name)}
             return frozenset(p for p in state if not p & targets)
         source = dict(ir.permutation_pairs(stmt))
         names = {n for pair in state for n in pair} | set(source) | set(source.values())

@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import ast
 
+from ..astnodes import walk
 from ..transform.effects import names_written
 
 NOTHING = frozenset()
@@ -153,5 +154,5 @@ def _jumps(body: list[ast.stmt]) -> bool:
     return any(
         isinstance(node, (ast.Break, ast.Continue, ast.Return))
         for stmt in body
-        for node in ast.walk(stmt)
+        for node in walk(stmt)
     )

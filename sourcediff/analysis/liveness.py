@@ -13,11 +13,9 @@ from __future__ import annotations
 import ast
 
 from .. import ir
+from ..astnodes import names_read as _reads
+from ..astnodes import walk
 from .dataflow import Dataflow
-
-
-def _reads(node: ast.AST) -> set[str]:
-    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
 
 
 class _Liveness(Dataflow):
@@ -59,7 +57,7 @@ def modified(stmts: list[ast.stmt]) -> set[str]:
     """Variables some statement of ``stmts`` assigns, writes into or permutes."""
     names = set()
     for stmt in stmts:
-        for sub in ast.walk(stmt):
+        for sub in walk(stmt):
             if isinstance(sub, ast.Assign) and ir.is_permutation(sub):
                 names |= {t for t, _ in ir.permutation_pairs(sub)}
             elif isinstance(sub, ast.Assign):
@@ -82,16 +80,16 @@ def entry_state(nf, loop: ast.For | ast.While, live_at_entry: set[str]) -> list[
     """The variables an iteration of outermost ``loop`` of normalized function ``nf``
     starts from, restored before it re-runs (recompute and revolve); ``live_at_entry``:
     what the reverse of earlier code reads, restored after the loop re-runs too."""
-    every_name = {n.id for n in ast.walk(nf.node) if isinstance(n, ast.Name)}
+    every_name = {n.id for n in walk(nf.node) if isinstance(n, ast.Name)}
     # Temporaries, inner loop variables and trip counters are set before they are read in
     # every iteration; only the user's variables can carry values between iterations.
-    inner = {n.target.id for n in ast.walk(loop) if isinstance(n, ast.For) and n is not loop}
+    inner = {n.target.id for n in walk(loop) if isinstance(n, ast.For) and n is not loop}
     counters = {c.name for c in nf.counters.values()}
     local = nf.temps | inner | counters
     names = [n for n in iteration_state(loop, every_name) if n not in local]
     # What the loop overwrites and earlier code's reverse reads is restored after it too.
-    overwritten = {ir.target_name(s) for s in ast.walk(loop) if isinstance(s, ast.Assign)}
-    stores = [n for n in ast.walk(loop) if isinstance(n, ast.Name)]
+    overwritten = {ir.target_name(s) for s in walk(loop) if isinstance(s, ast.Assign)}
+    stores = [n for n in walk(loop) if isinstance(n, ast.Name)]
     overwritten |= {n.id for n in stores if isinstance(n.ctx, ast.Store)}
     return names + sorted((live_at_entry & overwritten) - set(names))
 
@@ -106,7 +104,7 @@ def live_after_writes(node: ast.FunctionDef) -> dict[int, frozenset]:
 def binding_counts(node: ast.FunctionDef) -> dict[str, int]:
     """How many times each name is bound (a parameter once, by the call)."""
     counts: dict[str, int] = {a.arg: 1 for a in node.args.args}
-    for sub in ast.walk(node):
+    for sub in walk(node):
         if isinstance(sub, ast.Name) and not isinstance(sub.ctx, ast.Load):
             counts[sub.id] = counts.get(sub.id, 0) + 1
     return counts

@@ -21,6 +21,7 @@ from __future__ import annotations
 import ast
 
 from .. import ir, rules
+from ..astnodes import walk
 from .liveness import binding_counts
 from .sharing import alias_classes
 
@@ -28,7 +29,7 @@ CHEAP = {"+", "-", "*", "/", "%", "neg", ""}
 
 
 def _reads_by_statement(node, active, reads_of) -> dict[int, set[str]]:
-    return {id(s): reads_of(s, active) for s in ast.walk(node) if isinstance(s, ast.Assign)}
+    return {id(s): reads_of(s, active) for s in walk(node) if isinstance(s, ast.Assign)}
 
 
 def choose_recomputed(
@@ -167,7 +168,7 @@ def _free(name: str, in_loops: set[str], needed: set[str], chosen, candidates) -
 
 def _loop_targets(node: ast.FunctionDef) -> set[str]:
     """``for`` variables: the reverse loop recomputes them, so reading them is free."""
-    return {s.target.id for s in ast.walk(node) if isinstance(s, ast.For)}
+    return {s.target.id for s in walk(node) if isinstance(s, ast.For)}
 
 
 def _target(stmt: ast.stmt) -> str:
@@ -178,7 +179,7 @@ def _target(stmt: ast.stmt) -> str:
 
 def names_read(value: ast.expr) -> set[str]:
     """Every variable an expression reads (module names excluded)."""
-    return {n.id for n in ast.walk(value) if isinstance(n, ast.Name)} - {"math", "np"}
+    return {n.id for n in walk(value) if isinstance(n, ast.Name)} - {"math", "np"}
 
 
 def _cheap(stmt: ast.Assign, read_only: dict[int, set[str]]) -> bool:
@@ -200,8 +201,8 @@ def _read_only_arrays(node: ast.FunctionDef, arrays) -> dict[int, set[str]]:
     for top in reversed(node.body):
         changed |= _changed([top], arrays)
         changed |= {other for name in changed & arrays for other in aliases.get(name, ())}
-        names = frozenset({n.id for n in ast.walk(top) if isinstance(n, ast.Name)} - changed)
-        for stmt in ast.walk(top):
+        names = frozenset({n.id for n in walk(top) if isinstance(n, ast.Name)} - changed)
+        for stmt in walk(top):
             unchanged[id(stmt)] = names
     params = frozenset({a.arg for a in node.args.args} - changed)
     return {key: names | params for key, names in unchanged.items()}
@@ -213,12 +214,12 @@ def _changed(stmts: list[ast.stmt], arrays=frozenset()) -> set[str]:
     bound to another array (the reverse sweep restores the name where it reads it), and
     scalarize's filling of an array it has just allocated (``fills_fresh``)."""
     changed = set()
-    for stmt in (sub for s in stmts for sub in ast.walk(s)):
+    for stmt in (sub for s in stmts for sub in walk(s)):
         if isinstance(stmt, ast.Assign):
             rebinds = len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
             if getattr(stmt, "fills_fresh", False) or (rebinds and stmt.targets[0].id in arrays):
                 continue
-            changed |= {n.id for n in ast.walk(stmt.targets[0]) if isinstance(n, ast.Name)}
+            changed |= {n.id for n in walk(stmt.targets[0]) if isinstance(n, ast.Name)}
         elif isinstance(stmt, ast.For):
             changed.add(stmt.target.id)
     return changed
@@ -241,7 +242,7 @@ def element_reads(node: ast.FunctionDef, temps: set[str]) -> set[str]:
     under every policy."""
     return {
         stmt.targets[0].id
-        for stmt in ast.walk(node)
+        for stmt in walk(node)
         if isinstance(stmt, ast.Assign)
         and _target(stmt) in temps
         and ir.is_element_read(stmt.value)
@@ -259,7 +260,7 @@ def _stable_until_last_use(block, index: int, target: str, reads, operands=None)
     last_use = None
     for later in range(index, len(block)):
         stmt = block[later]
-        for sub in ast.walk(stmt):
+        for sub in walk(stmt):
             if id(sub) in reads and target in reads[id(sub)]:
                 last_use = later
     if last_use is None:
@@ -268,13 +269,13 @@ def _stable_until_last_use(block, index: int, target: str, reads, operands=None)
     uses_here = sum(
         1
         for stmt in block[index : last_use + 1]
-        for sub in ast.walk(stmt)
+        for sub in walk(stmt)
         if id(sub) in reads and target in reads[id(sub)]
     )
     if uses_here != total_uses:
         return False
     for stmt in block[index + 1 : last_use + 1]:
-        for sub in ast.walk(stmt):
+        for sub in walk(stmt):
             if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store) and sub.id in operands:
                 return False
             if _element_write(sub) in operands:  # an array read restored only at its writes
@@ -309,7 +310,7 @@ def restorable_reads(node: ast.FunctionDef, temps: set[str], types) -> dict[int,
     depths: dict[int, tuple] = {}
     _loop_depths(node.body, (0, 1), depths)
     deepest_write: dict[str, tuple] = {}
-    for stmt in ast.walk(node):
+    for stmt in walk(node):
         if isinstance(stmt, ast.Assign):
             for target in stmt.targets:
                 name = _element_write(target)
@@ -320,7 +321,7 @@ def restorable_reads(node: ast.FunctionDef, temps: set[str], types) -> dict[int,
     bound = binding_counts(node)
     aliases = alias_classes(node, types)
     restorable: dict[int, set[str]] = {}
-    for stmt in ast.walk(node):
+    for stmt in walk(node):
         if (
             isinstance(stmt, ast.Assign)
             and _target(stmt) in temps
@@ -378,7 +379,7 @@ def _assigned_in_loops(stmts: list[ast.stmt], inside: bool) -> set[str]:
     names: set[str] = set()
     for stmt in stmts:
         if isinstance(stmt, ast.Assign) and inside:
-            names |= {n.id for n in ast.walk(stmt.targets[0]) if isinstance(n, ast.Name)}
+            names |= {n.id for n in walk(stmt.targets[0]) if isinstance(n, ast.Name)}
         if isinstance(stmt, ast.For):
             names.add(stmt.target.id)
         loop = isinstance(stmt, (ast.For, ast.While))

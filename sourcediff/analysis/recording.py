@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 from .. import ir
 from ..adjoint_terms import adjoint_reads
+from ..astnodes import walk
 from ..errors import SourceDiffError
 from . import liveness
 from .dataflow import Dataflow
@@ -115,7 +116,7 @@ class _Analysis(Dataflow):
         replayed = replayed_bounds(node, counters).items()
         self.result.replayed = {k: s for k, s in replayed if k not in self.same_counts}
         self.unsaved = self.same_counts | set(self.result.replayed) | _same_lengths(node, fixed)
-        self.loop_targets = {s.target.id for s in ast.walk(node) if isinstance(s, ast.For)}
+        self.loop_targets = {s.target.id for s in walk(node) if isinstance(s, ast.For)}
         self.aliases = alias_classes(node, types)
 
     def sharing(self, name: str) -> set[str]:
@@ -273,7 +274,7 @@ class _Fixed:
         for stmt in self.earlier:
             target = stmt.targets[0] if isinstance(stmt, ast.Assign) else None
             if isinstance(target, ast.Name) and target.id == name and len(stmt.targets) == 1:
-                arithmetic = all(isinstance(n, ARITHMETIC) for n in ast.walk(stmt.value))
+                arithmetic = all(isinstance(n, ARITHMETIC) for n in walk(stmt.value))
                 arithmetic = arithmetic or ir.is_shape_query(stmt.value)  # a.shape[k]
                 reads = names_read(stmt.value)
                 return arithmetic and all(self.holds(r, depth + 1) for r in reads)
@@ -298,9 +299,9 @@ def time_loop(loop: ast.stmt, types) -> bool:
     if not isinstance(loop, ast.For) or indexes_by_target(loop):
         return False
     body = ast.Module(body=loop.body, type_ignores=[])
-    if any(isinstance(n, (ast.For, ast.While)) for n in ast.walk(body)):
+    if any(isinstance(n, (ast.For, ast.While)) for n in walk(body)):
         return True
-    assigned = {ir.target_name(s) for s in ast.walk(body) if isinstance(s, ast.Assign)}
+    assigned = {ir.target_name(s) for s in walk(body) if isinstance(s, ast.Assign)}
     return any(types[name].kind == "array" for name in assigned if name)
 
 
@@ -309,8 +310,8 @@ def indexes_by_target(loop: ast.For) -> bool:
     target = loop.target.id
     return any(
         isinstance(node, ast.Subscript)
-        and any(isinstance(n, ast.Name) and n.id == target for n in ast.walk(node.slice))
-        for node in ast.walk(ast.Module(body=loop.body, type_ignores=[]))
+        and any(isinstance(n, ast.Name) and n.id == target for n in walk(node.slice))
+        for node in walk(ast.Module(body=loop.body, type_ignores=[]))
     )
 
 
@@ -319,7 +320,7 @@ def _same_lengths(node: ast.FunctionDef, fixed) -> set[int]:
     (``fixed``, see ``static_shapes.fixed_lengths``): what they overwrite is equal."""
     return {
         id(stmt)
-        for stmt in ast.walk(node)
+        for stmt in walk(node)
         if isinstance(stmt, ast.Assign) and ir.target_name(stmt) in fixed
     }
 
@@ -360,7 +361,7 @@ def _definitely_assigned(stmts, defined: set[str], recording: Recording, found: 
             target = ir.target_name(stmt)
             if recording.saves_at(stmt) and target not in defined:
                 found.add(target)
-            defined |= {n.id for n in ast.walk(stmt.targets[0]) if isinstance(n, ast.Name)}
+            defined |= {n.id for n in walk(stmt.targets[0]) if isinstance(n, ast.Name)}
         elif isinstance(stmt, ast.If):
             body = _definitely_assigned(stmt.body, defined, recording, found)
             orelse = _definitely_assigned(stmt.orelse, defined, recording, found)

@@ -33,6 +33,7 @@ import ast
 import copy
 
 from .. import ir
+from ..astnodes import walk
 from . import liveness
 from .recompute import names_read
 
@@ -134,7 +135,7 @@ class _Scope:
 
     def read_only_after(self, name: str, position: int) -> bool:
         """Whether every read of ``name`` is in this block after its definition."""
-        later = {id(n) for s in self.block[position + 1 :] for n in ast.walk(s)}
+        later = {id(n) for s in self.block[position + 1 :] for n in walk(s)}
         return all(read in later for read in self.reads.get(name, ()))
 
 
@@ -143,7 +144,7 @@ def _arithmetic(value: ast.expr) -> bool:
     bounds = ir.len_range_args(value)
     if bounds is not None:
         return all(_arithmetic(a) for a in bounds)
-    return all(isinstance(n, ARITHMETIC) for n in ast.walk(value))
+    return all(isinstance(n, ARITHMETIC) for n in walk(value))
 
 
 class _Bindings:
@@ -152,11 +153,11 @@ class _Bindings:
     def __init__(self, node: ast.FunctionDef):
         self.counts = liveness.binding_counts(node)
         self.assigned = set()
-        self.loop_targets = {s.target.id for s in ast.walk(node) if isinstance(s, ast.For)}
-        for sub in ast.walk(node):
+        self.loop_targets = {s.target.id for s in walk(node) if isinstance(s, ast.For)}
+        for sub in walk(node):
             if isinstance(sub, (ast.Assign, ast.AugAssign)):
                 targets = sub.targets if isinstance(sub, ast.Assign) else [sub.target]
-                self.assigned |= {n.id for t in targets for n in ast.walk(t) if _stored(n)}
+                self.assigned |= {n.id for t in targets for n in walk(t) if _stored(n)}
 
 
 def _stored(node: ast.AST) -> bool:
@@ -166,7 +167,7 @@ def _stored(node: ast.AST) -> bool:
 def _read_positions(node: ast.FunctionDef) -> dict[str, list[int]]:
     """For each name, the identities of the nodes reading it (``x`` in ``x += 1`` too)."""
     reads: dict[str, list[int]] = {}
-    for sub in ast.walk(node):
+    for sub in walk(node):
         if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load):
             reads.setdefault(sub.id, []).append(id(sub))
         elif isinstance(sub, ast.AugAssign) and isinstance(sub.target, ast.Name):

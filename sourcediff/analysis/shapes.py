@@ -39,6 +39,7 @@ from __future__ import annotations
 import ast
 
 from .. import ir, rules
+from ..astnodes import walk
 from .static_shapes import PERMUTATIONS
 
 SHAPE_KINDS = {"int", "tuple"}
@@ -51,7 +52,7 @@ def shape_variant_arrays(node: ast.FunctionDef, types) -> set[str]:
         variant |= _redefined_with_another_shape(node, loop, types)
     for loop in ir.outermost_loops(node.body):
         changing = _assigned_in(loop)
-        definitions = [s for s in ast.walk(loop) if _array_definition(s, types)]
+        definitions = [s for s in walk(loop) if _array_definition(s, types)]
         defined = [stmt.targets[0].id for stmt in definitions]
         variant |= {name for name in defined if defined.count(name) > 1}
         variant |= _sliced_from_itself(definitions, changing)
@@ -67,7 +68,7 @@ def shape_variant_arrays(node: ast.FunctionDef, types) -> set[str]:
 
 
 def _all_loops(node: ast.FunctionDef) -> list[ast.stmt]:
-    return [s for s in ast.walk(node) if isinstance(s, (ast.For, ast.While))]
+    return [s for s in walk(node) if isinstance(s, (ast.For, ast.While))]
 
 
 def _in_order(stmts: list[ast.stmt]):
@@ -81,11 +82,9 @@ def _in_order(stmts: list[ast.stmt]):
 
 def _redefined_with_another_shape(node, loop, types) -> set[str]:
     """Arrays live before ``loop`` whose definition in it may give them another shape."""
-    inside = {id(s) for s in ast.walk(loop)}
+    inside = {id(s) for s in walk(loop)}
     before = {a.arg for a in node.args.args} | {
-        s.targets[0].id
-        for s in ast.walk(node)
-        if _array_definition(s, types) and id(s) not in inside
+        s.targets[0].id for s in walk(node) if _array_definition(s, types) and id(s) not in inside
     }
     same: dict[str, str | None] = {}  # array defined in the loop -> whose entry shape it has
     changed = set()
@@ -148,7 +147,7 @@ def _sliced_from_itself(definitions: list[ast.Assign], changing: set[str]) -> se
         for stmt in definitions:
             name, value = stmt.targets[0].id, stmt.value
             found = {
-                o for n in ast.walk(value) if isinstance(n, ast.Name) for o in origins.get(n.id, ())
+                o for n in walk(value) if isinstance(n, ast.Name) for o in origins.get(n.id, ())
             }
             if _is_strict_slice(value) and value.value.id in changing:
                 found.add(value.value.id)
@@ -178,19 +177,19 @@ def _array_definition(stmt: ast.stmt, types) -> bool:
 def _reads_variant(value: ast.expr, changing: set[str], variant: set[str], types) -> bool:
     """Whether the shape of ``value`` may depend on something the loop changes."""
     if ir.is_element_read(value):
-        bounds = [n for s in ast.walk(value.slice) if isinstance(s, ast.Slice) for n in _parts(s)]
-        names = {n.id for b in bounds for n in ast.walk(b) if isinstance(n, ast.Name)}
+        bounds = [n for s in walk(value.slice) if isinstance(s, ast.Slice) for n in _parts(s)]
+        names = {n.id for b in bounds for n in walk(b) if isinstance(n, ast.Name)}
         if _selects_by_array(value, changing, variant, types):
             return True
         return value.value.id in variant or bool(names & changing & _shape_names(types, names))
-    names = {n.id for n in ast.walk(value) if isinstance(n, ast.Name)}
+    names = {n.id for n in walk(value) if isinstance(n, ast.Name)}
     return bool(names & variant) or bool(names & changing & _shape_names(types, names))
 
 
 def _selects_by_array(value: ast.Subscript, changing: set[str], variant: set[str], types) -> bool:
     """``a[mask]`` has as many elements as ``mask`` has true values, which the loop may
     change; ``a[idx]`` has ``idx``'s shape."""
-    for node in ast.walk(value.slice):
+    for node in walk(value.slice):
         if isinstance(node, ast.Name) and types[node.id].kind == "array":
             if types[node.id].dtype == "bool" and (
                 node.id in changing or value.value.id in changing
@@ -210,7 +209,5 @@ def _shape_names(types, names: set[str]) -> set[str]:
 
 
 def _assigned_in(loop: ast.stmt) -> set[str]:
-    names = {
-        n.id for n in ast.walk(loop) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
-    }
+    names = {n.id for n in walk(loop) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
     return names

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 
+from ..astnodes import walk
 from ..transform.effects import names_written
 
 SHAPE_ATTRIBUTES = frozenset({"shape", "nbytes", "ndim", "size", "dtype"})
@@ -56,7 +57,7 @@ def alias_classes(function: ast.FunctionDef, types=None) -> dict[str, set[str]]:
         for name in ordered[1:]:
             parent[find(name)] = find(ordered[0])
 
-    for node in ast.walk(function):
+    for node in walk(function):
         if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             bound = set().union(*(names_written(t) for t in targets))
@@ -112,4 +113,4 @@ def called_name(node: ast.AST) -> str | None:
 
 def every_name(node: ast.AST) -> set[str]:
     """Every name in ``node``."""
-    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+    return {n.id for n in walk(node) if isinstance(n, ast.Name)}

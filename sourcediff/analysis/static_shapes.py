@@ -38,6 +38,7 @@ from __future__ import annotations
 import ast
 
 from .. import ir, rules
+from ..astnodes import walk
 from ..normalize.elements import FRESH, LIKE, UNARY_UFUNCS, Shapes
 
 UNKNOWN = None
@@ -112,7 +113,7 @@ def _caller_shapes(params: list[str], dims) -> dict[str, tuple]:
 def _bindings(node: ast.FunctionDef, types) -> dict[str, list[ast.expr]]:
     """The values bound to each array name (a permutation binds each target its source)."""
     out: dict[str, list[ast.expr]] = {}
-    for stmt in ast.walk(node):
+    for stmt in walk(node):
         if isinstance(stmt, (ast.For, ast.AugAssign)) and isinstance(stmt.target, ast.Name):
             out.setdefault(stmt.target.id, []).append(ast.Constant(None))  # unknown
         if not isinstance(stmt, ast.Assign):
@@ -131,7 +132,7 @@ def _length_bindings(node: ast.FunctionDef, types) -> dict[str, list]:
     """The values bound to each integer name (None where it is bound otherwise, the
     caller's value of an argument included)."""
     out: dict[str, list] = {arg.arg: [None] for arg in node.args.args}
-    for stmt in ast.walk(node):
+    for stmt in walk(node):
         if isinstance(stmt, (ast.For, ast.AugAssign)) and isinstance(stmt.target, ast.Name):
             out.setdefault(stmt.target.id, []).append(None)
         elif isinstance(stmt, ast.Assign) and any(
@@ -142,7 +143,7 @@ def _length_bindings(node: ast.FunctionDef, types) -> dict[str, list]:
                 if isinstance(target, ast.Name):
                     out.setdefault(target.id, []).append(stmt.value if simple else None)
         elif isinstance(stmt, ast.Assign):  # tuple targets: not a single length
-            for target in ast.walk(stmt.targets[0]):
+            for target in walk(stmt.targets[0]):
                 if isinstance(target, ast.Name) and isinstance(target.ctx, ast.Store):
                     out.setdefault(target.id, []).append(None)
     return out

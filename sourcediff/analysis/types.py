@@ -19,6 +19,7 @@ import numba
 import numpy as np
 
 from .. import codegen, runtime
+from ..astnodes import walk
 from ..codegen import function_source
 from ..errors import TypeInferenceError
 from ..normalize import NormalizedFunction
@@ -89,7 +90,7 @@ def _inferred(nf: NormalizedFunction, arg_types: tuple, source: str, origins) ->
     namespace = {"math": math, "np": np, **nf.constants}
     # The helpers it calls (normalization brings in some): looking up the others would
     # make the ufuncs of ``vector_math``, a second's work the primal does not need.
-    names = {n.id for n in ast.walk(nf.node) if isinstance(n, ast.Name)}
+    names = {n.id for n in walk(nf.node) if isinstance(n, ast.Name)}
     namespace |= {name: getattr(runtime, name) for name in runtime.HELPERS if name in names}
     namespace |= nf.externals
     filename = f"<sourcediff normalized {nf.name}>"

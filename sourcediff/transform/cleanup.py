@@ -12,11 +12,9 @@ from __future__ import annotations
 import ast
 
 from ..analysis.dataflow import Dataflow
+from ..astnodes import names_read as _names_read
+from ..astnodes import walk
 from .effects import NodeFacts, is_pure
-
-
-def _names_read(node: ast.AST) -> set[str]:
-    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
 
 
 class _DeadStores(Dataflow):
@@ -107,7 +105,7 @@ def _filled_array(stmt: ast.stmt) -> str:
 
 def drop_dead_adjoint_stores(function: ast.FunctionDef, adjoints: set[str]) -> None:
     """Remove, in place, assignments to names in ``adjoints`` that are never read."""
-    everything = {n.id for n in ast.walk(function) if isinstance(n, ast.Name)}
+    everything = {n.id for n in walk(function) if isinstance(n, ast.Name)}
     _DeadStores(adjoints, everything=everything).block(function.body, frozenset())
 
 
@@ -122,7 +120,7 @@ def drop_dead_stores(function: ast.FunctionDef) -> bool:
     def f(x):
         return x
     """
-    everything = {n.id for n in ast.walk(function) if isinstance(n, ast.Name)}
+    everything = {n.id for n in walk(function) if isinstance(n, ast.Name)}
     dead_stores = _DeadStores(set(), pure_assignments=True, everything=everything)
     dead_stores.block(function.body, frozenset())
     return dead_stores.removed > 0
@@ -136,7 +134,7 @@ def live_after_statements(function: ast.FunctionDef) -> NodeFacts:
     >>> sorted(live_after_statements(fn).get(fn.body[0]))
     ['t']
     """
-    everything = {n.id for n in ast.walk(function) if isinstance(n, ast.Name)}
+    everything = {n.id for n in walk(function) if isinstance(n, ast.Name)}
     liveness = _DeadStores(set(), everything=everything, rewriting=False)
     liveness.block(function.body, frozenset())
     return liveness.live_after

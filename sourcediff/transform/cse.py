@@ -29,6 +29,7 @@ import ast
 from collections import Counter
 
 from ..analysis.sharing import alias_classes
+from ..astnodes import walk
 from .effects import (
     has_effects,
     impure_calls,
@@ -43,7 +44,7 @@ def share_common_subexpressions(function: ast.FunctionDef) -> bool:
     """Replace, in place, recomputations by the name that already holds them; whether
     anything changed."""
     binds = Counter(a.arg for a in function.args.args)
-    for node in ast.walk(function):
+    for node in walk(function):
         if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
             binds[node.id] += 1
     frozen = {name for name, count in binds.items() if count == 1} - _changed_in_place(function)
@@ -89,7 +90,7 @@ def _candidate(stmt: ast.stmt, frozen: set[str]) -> str | None:
 
 def _changed_in_place(function: ast.FunctionDef) -> set[str]:
     changed: set[str] = set()
-    for node in ast.walk(function):
+    for node in walk(function):
         if isinstance(node, (ast.Subscript, ast.Attribute)) and not isinstance(node.ctx, ast.Load):
             changed |= names_read(node.value)
         elif isinstance(node, ast.AugAssign):

@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import ast
 
+from ..astnodes import names_read as names_read  # re-exported: the passes import both from here
+from ..astnodes import names_written, walk
 from ..codegen import Comment
 
 PURE_MODULES = ("np", "math")
@@ -60,26 +62,12 @@ def is_pure_call(call: ast.Call) -> bool:
 
 def is_pure(expr: ast.expr) -> bool:
     """Whether evaluating ``expr`` changes nothing (see the module docstring)."""
-    for node in ast.walk(expr):
+    for node in walk(expr):
         if isinstance(node, ast.Call) and not is_pure_call(node):
             return False
         if isinstance(node, (ast.NamedExpr, ast.Lambda, ast.Yield, ast.Await)):
             return False
     return True
-
-
-def names_read(node: ast.AST) -> set[str]:
-    """Every name ``node`` loads."""
-    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
-
-
-def names_written(node: ast.AST) -> set[str]:
-    """Every name ``node`` binds (assignment and loop targets, augmented assignments)."""
-    return {
-        n.id
-        for n in ast.walk(node)
-        if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))
-    }
 
 
 def names_changed(stmt: ast.stmt) -> set[str]:
@@ -102,7 +90,7 @@ def has_effects(stmt: ast.stmt) -> bool:
 
 def impure_calls(node: ast.AST) -> list[ast.Call]:
     """The calls inside ``node`` that may change something."""
-    return [n for n in ast.walk(node) if isinstance(n, ast.Call) and not is_pure_call(n)]
+    return [n for n in walk(node) if isinstance(n, ast.Call) and not is_pure_call(n)]
 
 
 class NodeFacts:

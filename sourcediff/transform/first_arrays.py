@@ -33,6 +33,7 @@ from __future__ import annotations
 import ast
 
 from ..analysis.static_shapes import BINARY_UFUNCS, UNKNOWN, expression_shape
+from ..astnodes import walk
 from ..normalize.elements import UNARY_UFUNCS
 from .effects import names_read
 from .forwarding import (
@@ -147,7 +148,7 @@ def _zeros_like_sources(function: ast.FunctionDef, private: set[str] | None) -> 
     """For each private buffer (each buffer, given None) bound as ``np.zeros_like(a)``,
     the name ``a``."""
     out = {}
-    for stmt in ast.walk(function):
+    for stmt in walk(function):
         name = zeros_binding(stmt) if isinstance(stmt, ast.stmt) else ""
         if not name or (private is not None and name not in private):
             continue
@@ -229,7 +230,7 @@ class _FirstContributions(ZeroBuffers):
             if mentioned or source in self.shared:
                 return False
         for stmt in later:
-            changed = {name for node in ast.walk(stmt) for name in _written(node)}
+            changed = {name for node in walk(stmt) for name in _written(node)}
             if {source, buffer} & changed:
                 return False
         self.shared |= {source, buffer}
@@ -237,7 +238,7 @@ class _FirstContributions(ZeroBuffers):
 
 
 def _names(node: ast.AST) -> set[str]:
-    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+    return {n.id for n in walk(node) if isinstance(n, ast.Name)}
 
 
 def _written(node: ast.AST) -> set[str]:

@@ -23,9 +23,11 @@ from __future__ import annotations
 
 import ast
 
+from ..astnodes import walk
+
 
 def _names(node: ast.AST) -> set[str]:
-    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+    return {n.id for n in walk(node) if isinstance(n, ast.Name)}
 
 
 def _zeroing(stmt: ast.stmt) -> str:

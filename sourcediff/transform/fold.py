@@ -46,6 +46,7 @@ import ast
 import copy
 from collections import Counter
 
+from ..astnodes import walk
 from ..codegen import Comment
 from .cleanup import live_after_statements
 from .effects import (
@@ -66,7 +67,7 @@ class _Counts:
     def __init__(self, function: ast.FunctionDef):
         self.binds: Counter = Counter(a.arg for a in function.args.args)
         self.reads: Counter = Counter()
-        for node in ast.walk(function):
+        for node in walk(function):
             if isinstance(node, ast.Name):
                 if isinstance(node.ctx, ast.Load):
                     self.reads[node.id] += 1
@@ -142,7 +143,7 @@ class _Liveness:
         return live if live is not None else frozenset(self.everything())
 
     def everything(self) -> set[str]:
-        return {n.id for n in ast.walk(self.function) if isinstance(n, ast.Name)}
+        return {n.id for n in walk(self.function) if isinstance(n, ast.Name)}
 
     def renamed(self, name: str, source: str) -> None:
         """After the reads of ``name`` became reads of ``source`` (a copy propagated):
@@ -262,7 +263,7 @@ def _evaluated_once_in(stmt: ast.stmt, name: str) -> bool:
 
 def _stored_through(stmt: ast.stmt, name: str) -> bool:
     """Whether ``stmt`` stores into ``name[...]`` or ``name.attr``, or calls its methods."""
-    for node in ast.walk(stmt):
+    for node in walk(stmt):
         if isinstance(node, (ast.Subscript, ast.Attribute)) and isinstance(node.value, ast.Name):
             if node.value.id == name and not isinstance(node.ctx, ast.Load):
                 return True
@@ -312,7 +313,7 @@ def _reads_before_binding(stmt: ast.stmt, name: str) -> bool:
 def _reads_of(stmt: ast.AST, name: str) -> int:
     return sum(
         1
-        for n in ast.walk(stmt)
+        for n in walk(stmt)
         if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)
     )
 

@@ -33,6 +33,7 @@ import copy
 
 from .. import ir
 from ..analysis.sharing import alias_classes
+from ..astnodes import walk
 from ..codegen import Comment
 from .cleanup import live_after_statements
 from .effects import is_pure, names_read, names_written
@@ -45,7 +46,7 @@ def run_independent_loops_forward(function: ast.FunctionDef, ranks: dict) -> boo
     live_after = live_after_statements(function)
     classes = alias_classes(function)
     changed = False
-    for loop in ast.walk(function):
+    for loop in walk(function):
         if _reverse_range(loop) and _independent(loop, live_after, classes, ranks):
             start, stop, _ = loop.iter.args
             forward = [_plus_one(stop), _plus_one(start)]
@@ -131,11 +132,11 @@ def _disjoint_elements(loop: ast.For, index: str, bound: set, classes: dict, ran
     """Whether every array the loop writes is touched only at elements whose index on
     one axis is ``index + c`` (the same expression everywhere), through its own name."""
     accesses: dict[str, list[ast.Subscript]] = {}
-    for node in ast.walk(ast.Module(loop.body, [])):
+    for node in walk(ast.Module(loop.body, [])):
         if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name):
             accesses.setdefault(node.value.id, []).append(node)
     bare = _bare_names(loop.body)
-    written = {_written_array(s) for s in ast.walk(ast.Module(loop.body, []))} - {None}
+    written = {_written_array(s) for s in walk(ast.Module(loop.body, []))} - {None}
     for array in written:
         sharing = (classes.get(array, {array}) - {array}) & set(ranks)  # arrays only
         if array in bound or array in bare or sharing & (set(accesses) | bare):
@@ -161,12 +162,12 @@ def _written_array(node: ast.AST) -> str | None:
 def _bare_names(body: list[ast.stmt]) -> set[str]:
     """Names the loop reads other than as the array of a subscript."""
     subscripted = set()
-    for node in ast.walk(ast.Module(body, [])):
+    for node in walk(ast.Module(body, [])):
         if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name):
             subscripted.add(id(node.value))
     return {
         n.id
-        for n in ast.walk(ast.Module(body, []))
+        for n in walk(ast.Module(body, []))
         if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and id(n) not in subscripted
     }
 
@@ -176,7 +177,7 @@ def _full_element(element: ast.Subscript, rank: int) -> bool:
     parts = _parts(element)
     if len(parts) != rank:
         return False
-    return not any(isinstance(n, (ast.Slice, ast.Subscript)) for p in parts for n in ast.walk(p))
+    return not any(isinstance(n, (ast.Slice, ast.Subscript)) for p in parts for n in walk(p))
 
 
 def _common_axis(elements: list[ast.Subscript], index: str, bound: set[str]) -> bool:

@@ -39,6 +39,7 @@ import ast
 from collections import defaultdict
 
 from ..analysis.dataflow import Dataflow
+from ..astnodes import walk
 from .effects import names_read
 
 #: Generated calls that return a new array (or, ``sum_to``, their first argument) and keep
@@ -121,11 +122,11 @@ def private_buffers(function: ast.FunctionDef, returned: bool = False, ranks=Non
     buffer -> its rank, also reads of one element into a name, ``g = t_bar[i, j]``)."""
     allowed: dict[str, int] = defaultdict(int)
     bound: dict[str, int] = defaultdict(int)
-    for stmt in ast.walk(function):
+    for stmt in walk(function):
         if not isinstance(stmt, ast.stmt):
             continue
         if returned and isinstance(stmt, ast.Return) and stmt.value is not None:
-            for node in ast.walk(stmt.value):
+            for node in walk(stmt.value):
                 if isinstance(node, ast.Name):
                     allowed[node.id] += 1
             continue
@@ -147,7 +148,7 @@ def private_buffers(function: ast.FunctionDef, returned: bool = False, ranks=Non
             _allow_element_stores(stmt, allowed)
             _allow_element_reads(stmt, allowed, ranks or {})
     occurrences = defaultdict(int)
-    for node in ast.walk(function):
+    for node in walk(function):
         if isinstance(node, ast.Name):
             occurrences[node.id] += 1
     return {
@@ -162,13 +163,13 @@ def _allow_reads(value: ast.expr | None, allowed) -> None:
     return its first argument, but only into the accumulation) and NumPy functions."""
     if value is None:
         return
-    for node in ast.walk(value):
+    for node in walk(value):
         if isinstance(node, ast.Call) and _call_name(node) not in NO_REFERENCE_KEPT:
             func = node.func
             numpy = isinstance(func, ast.Attribute) and getattr(func.value, "id", "") == "np"
             if not numpy:
                 return  # a call that could keep a reference: none of these reads count
-    for node in ast.walk(value):
+    for node in walk(value):
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
             allowed[node.id] += 1
 
@@ -288,4 +289,4 @@ def _with_value(consumer: ast.stmt, value: ast.expr) -> ast.stmt:
 
 
 def _names(node: ast.AST) -> set[str]:
-    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+    return {n.id for n in walk(node) if isinstance(n, ast.Name)}

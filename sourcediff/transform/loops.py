@@ -22,8 +22,9 @@ records included, and its reverse sweep:
 
 - :class:`Revolve` (``Checkpoint(snapshots=k)``): only the loop's entry state is
   recorded; the reverse sweep follows the binomial schedule of
-  ``runtime.revolve_actions``: advance the primal, take or restore one of at most
-  ``k`` snapshots (arrays are copied), or reverse one iteration.
+  ``runtime.revolve_actions``, made one action at a time in memory bounded by ``k``:
+  advance the primal, take or restore one of at most ``k`` snapshots (arrays are
+  copied), or reverse one iteration.
 """
 
 from __future__ import annotations
@@ -114,25 +115,25 @@ class Revolve(_Rerun):
         snapshots, count = str(builder.plan.snapshots), builder.nf.counters[loop].name
         forward = RerunLoop(loop, [], body_f)
         entry = state.allocate(snapshots) + state.take("0", snapshots)
-        names = ("actions", "a", "it", "action", "slot")
-        actions, a, it, kind, slot = (builder.namer.fresh(n) for n in names)
+        names = ("action", "first", "last", "it", "slot")
+        kind, first, last, it, slot = (builder.namer.fresh(n) for n in names)
         advance = ast.For(
             ast.Name(it, ast.Store()),
-            ast.parse(f"range({actions}[{a}, 1], {actions}[{a}, 2])", mode="eval").body,
+            ast.parse(f"range({first}, {last})", mode="eval").body,
             [iteration_index(loop, it)] + copy.deepcopy(without_exit(loop.body)),
             [],
         )
-        take = _parse(f"{slot} = {actions}[{a}, 1]") + state.take(slot)
-        restore = _parse(f"{slot} = {actions}[{a}, 1]") + state.restore(slot)
-        reverse_step = [iteration_index(loop, f"{actions}[{a}, 1]")] + body_f + body_r
+        take = _parse(f"{slot} = {first}") + state.take(slot)
+        restore = _parse(f"{slot} = {first}") + state.restore(slot)
+        reverse_step = [iteration_index(loop, first)] + body_f + body_r
         dispatch = _if(f"{kind} == {RESTORE}", restore, reverse_step)
         dispatch = _if(f"{kind} == {TAKESHOT}", take, [dispatch])
         dispatch = _if(f"{kind} == {ADVANCE}", [advance], [dispatch])
-        driver = _counted_loop(a, f"{actions}.shape[0]", _parse(f"{kind} = {actions}[{a}, 0]"))
-        driver.body.append(dispatch)
-        schedule = _parse(f"{actions} = revolve_actions({count}, {snapshots})")
+        actions = f"revolve_actions({count}, {snapshots})"
+        driver = _parse(f"for {kind}, {first}, {last} in {actions}:\n    pass")
+        driver[0].body = [dispatch]
         # The last reversed iteration re-ran; the code before the loop needs its entry state.
-        reverse = schedule + [driver] + state.restore("0")
+        reverse = driver + state.restore("0")
         return entry + [forward, Schedule(count, snapshots)], reverse
 
 

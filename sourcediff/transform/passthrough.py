@@ -30,6 +30,7 @@ from __future__ import annotations
 import ast
 
 from ..analysis.sharing import alias_classes
+from ..astnodes import walk
 from .effects import is_pure, names_read, statement_lists
 
 
@@ -97,7 +98,7 @@ def _bound_name(stmt: ast.stmt) -> str | None:
 
 def _element_of_name(target: ast.Subscript) -> bool:
     return isinstance(target.value, ast.Name) and not any(
-        isinstance(n, ast.Slice) for n in ast.walk(target.slice)
+        isinstance(n, ast.Slice) for n in walk(target.slice)
     )
 
 
@@ -108,7 +109,7 @@ def _element(value: ast.expr, ranks: dict) -> bool:
     parts = value.slice.elts if isinstance(value.slice, ast.Tuple) else [value.slice]
     if len(parts) != ranks.get(value.value.id, -1):
         return False
-    nodes = [n for p in parts for n in ast.walk(p)]
+    nodes = [n for p in parts for n in walk(p)]
     arrays = any(isinstance(n, ast.Name) and n.id in ranks for n in nodes)  # index arrays
     return not arrays and not any(isinstance(n, (ast.Slice, ast.Subscript)) for n in nodes)
 

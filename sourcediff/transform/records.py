@@ -222,8 +222,8 @@ class WriteBack(Record):
 
 @dataclass(eq=False)
 class Schedule(Record):
-    """The revolve schedule of a checkpointed loop: built in the reverse sweep, counted
-    in the forward sweep right after the loop."""
+    """The revolve schedule of a checkpointed loop: run in the reverse sweep, its frames
+    counted in the forward sweep right after the loop."""
 
     count: str
     snapshots: str
@@ -232,7 +232,7 @@ class Schedule(Record):
         return []
 
     def bytes(self):
-        return f"revolve_actions({self.count}, {self.snapshots}).nbytes"
+        return f"revolve_bytes({self.count}, {self.snapshots})"
 
 
 @dataclass(eq=False)

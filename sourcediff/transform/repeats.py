@@ -26,13 +26,14 @@ from __future__ import annotations
 import ast
 
 from ..analysis.sharing import alias_classes
+from ..astnodes import walk
 from .effects import impure_calls
 
 
 def _pure_scalar(value: ast.expr, elements: bool = False) -> bool:
     """Arithmetic of names and numbers, or a ``math`` function of them; with ``elements``,
     element reads ``x[i, j]`` (indexed by names and numbers, no slice) too."""
-    for node in ast.walk(value):
+    for node in walk(value):
         if isinstance(node, ast.Call):
             func = node.func
             if not (isinstance(func, ast.Attribute) and ast.unparse(func.value) == "math"):
@@ -71,7 +72,7 @@ def _changed_by(target: ast.expr) -> set[str]:
         return _changed_by(target.value)
     if isinstance(target, (ast.Tuple, ast.List)):
         return set().union(*(_changed_by(e) for e in target.elts))
-    return {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+    return {n.id for n in walk(target) if isinstance(n, ast.Name)}
 
 
 def drop_repeated_computations(stmts: list[ast.stmt], sharing: dict | None = None, dropped=None):
@@ -124,4 +125,4 @@ def drop_repeated_reads(function: ast.FunctionDef, ranks: dict) -> bool:
 
 
 def _reads(value: ast.expr) -> set[str]:
-    return {n.id for n in ast.walk(value) if isinstance(n, ast.Name)}
+    return {n.id for n in walk(value) if isinstance(n, ast.Name)}

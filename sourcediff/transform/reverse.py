@@ -26,6 +26,7 @@ from .. import ir
 from ..analysis.liveness import entry_state
 from ..analysis.recording import Recording, unassigned_at_save
 from ..analysis.replayed_bounds import replayed_prefix
+from ..astnodes import walk
 from ..codegen import Comment
 from ..plan import Plan
 from ..verify import Instrumentation
@@ -249,29 +250,29 @@ def _single_use_temps(body: list[ast.stmt], temps: set[str], active: set[str]) -
     defs: dict[str, list[int]] = {}
     uses: dict[str, list[int]] = {}
 
-    def walk(block: list[ast.stmt]) -> None:
+    def visit(block: list[ast.stmt]) -> None:
         for stmt in block:
             if ir.is_permutation(stmt) or ir.is_element_write(stmt):
-                for n in ast.walk(stmt):
+                for n in walk(stmt):
                     if isinstance(n, ast.Name):
                         uses.setdefault(n.id, []).append(-1)
             elif isinstance(stmt, ast.Assign):
                 defs.setdefault(stmt.targets[0].id, []).append(id(block))
-                for n in ast.walk(stmt.value):
+                for n in walk(stmt.value):
                     if isinstance(n, ast.Name):
                         uses.setdefault(n.id, []).append(id(block))
             else:
-                for n in ast.walk(getattr(stmt, "test", None) or ast.Pass()):
+                for n in walk(getattr(stmt, "test", None) or ast.Pass()):
                     if isinstance(n, ast.Name):
                         uses.setdefault(n.id, []).append(-1)
                 for field_name in ("body", "orelse"):
-                    walk(getattr(stmt, field_name, []))
+                    visit(getattr(stmt, field_name, []))
             if isinstance(stmt, ast.Return):
-                for n in ast.walk(stmt):
+                for n in walk(stmt):
                     if isinstance(n, ast.Name):
                         uses.setdefault(n.id, []).append(-1)
 
-    walk(body)
+    visit(body)
     return {t for t in temps & active if len(defs.get(t, [])) == 1 and uses.get(t, []) == defs[t]}
 
 

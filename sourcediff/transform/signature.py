@@ -17,6 +17,7 @@ import ast
 
 from .. import ir
 from ..analysis.sharing import possible_views
+from ..astnodes import walk
 from ..codegen import Comment
 from .records import WriteBack
 from .tape import placeholder
@@ -84,7 +85,7 @@ def _fresh_before_written(param: str, node: ast.FunctionDef) -> bool:
 
 def _writes_into(stmt: ast.stmt, param: str) -> bool:
     """Whether ``stmt`` may write into ``param``'s buffer or make another name of it."""
-    for sub in ast.walk(stmt):
+    for sub in walk(stmt):
         if ir.is_element_write(sub) and ir.target_name(sub) == param:
             return True
         if isinstance(sub, ast.Call) and any(_is_name(a, param) for a in sub.args):
@@ -94,7 +95,7 @@ def _writes_into(stmt: ast.stmt, param: str) -> bool:
 
 
 def _aliased_elsewhere(param: str, node: ast.FunctionDef) -> bool:
-    for stmt in ast.walk(node):
+    for stmt in walk(node):
         if isinstance(stmt, ast.Assign) and _is_name(stmt.value, param):
             return True
         if ir.is_permutation(stmt) and any(s == param for _, s in ir.permutation_pairs(stmt)):
@@ -130,7 +131,7 @@ def written_arrays(node: ast.FunctionDef) -> set[str]:
     b, a``) of such arrays."""
     written: set[str] = set()
     aliases: list[tuple[str, str]] = []
-    for stmt in ast.walk(node):
+    for stmt in walk(node):
         if ir.is_element_write(stmt):
             written.add(ir.target_name(stmt))
         elif ir.is_permutation(stmt):

@@ -16,6 +16,7 @@ import copy
 import operator
 
 from .. import ir
+from ..astnodes import walk
 
 
 def _const(node: ast.expr):
@@ -130,7 +131,7 @@ def tidy_reversed_ranges(function: ast.FunctionDef) -> bool:
     range(n - 1, i, -1)
     """
     changed = False
-    for loop in ast.walk(function):
+    for loop in walk(function):
         if not (isinstance(loop, ast.For) and ir.is_call(loop.iter, "range")):
             continue
         args = loop.iter.args

@@ -40,6 +40,7 @@ from __future__ import annotations
 import ast
 
 from ..analysis.sharing import SHAPE_ATTRIBUTES, alias_classes, called_name, every_name
+from ..astnodes import walk
 from ..codegen import Comment
 from .effects import is_pure, names_written
 
@@ -55,12 +56,12 @@ class _Needs:
     def add_reads(self, node: ast.AST) -> None:
         """Everything ``node`` reads: through a shape attribute or ``len``, the binding."""
         shape_only = set()
-        for sub in ast.walk(node):
+        for sub in walk(node):
             if isinstance(sub, ast.Attribute) and sub.attr in SHAPE_ATTRIBUTES:
                 shape_only.add(id(sub.value))
             elif called_name(sub) == "len" and sub.args:
                 shape_only.add(id(sub.args[0]))
-        for sub in ast.walk(node):
+        for sub in walk(node):
             if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load):
                 (self.bindings if id(sub) in shape_only else self.values).add(sub.id)
 

@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import ast
 
+from ..astnodes import walk
 from .effects import statement_lists
 
 
@@ -98,12 +99,12 @@ def _run(block: list[ast.stmt], start: int, top: str, step: int) -> list[int]:
 def _plain(stmt: ast.stmt, top: str) -> bool:
     """Whether ``stmt`` only reads ``top`` (if at all) and cannot leave the block."""
     if isinstance(stmt, (ast.For, ast.While, ast.If, ast.With, ast.Try)):
-        return not any(isinstance(n, ast.Name) and n.id == top for n in ast.walk(stmt))
+        return not any(isinstance(n, ast.Name) and n.id == top for n in walk(stmt))
     if isinstance(stmt, (ast.Return, ast.Break, ast.Continue, ast.Raise)):
         return False
     return not any(
         isinstance(n, ast.Name) and n.id == top and not isinstance(n.ctx, ast.Load)
-        for n in ast.walk(stmt)
+        for n in walk(stmt)
     )
 
 
@@ -126,7 +127,7 @@ def _merge_run(block: list[ast.stmt], run: list[int], top: str, step: int) -> No
 
 def _shift_reads(stmt: ast.stmt, top: str, offset: int) -> None:
     """Replace each read of ``top`` in ``stmt`` by ``top + offset``."""
-    for node in ast.walk(stmt):
+    for node in walk(stmt):
         for field, value in ast.iter_fields(node):
             if isinstance(value, ast.Name) and value.id == top:
                 setattr(node, field, _shifted(top, offset))

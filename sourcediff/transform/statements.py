@@ -14,6 +14,7 @@ import copy
 from .. import fancy, ir
 from ..adjoint_terms import adjoint_reads, adjoint_terms
 from ..analysis.recompute import names_read
+from ..astnodes import walk
 from .simplify import simplify
 
 
@@ -97,7 +98,7 @@ class StatementAdjoints:
         for term in terms:
             parts += [term.expr] + ([term.index] if term.index is not None else [])
         for part in parts:
-            for sub in ast.walk(part):
+            for sub in walk(part):
                 if isinstance(sub, ast.Name):
                     visit(sub.id)
         return [copy.deepcopy(self.recomputed[name]) for name in order]

@@ -16,6 +16,7 @@ import ast
 from dataclasses import dataclass, field
 
 from ..analysis.types import TypeTable
+from ..astnodes import walk
 from ..fancy import has_int_array_index, is_int_array
 from ..naming import Namer
 from .records import Advance, Alloc, Append, NewList, Push, Reserve, Restore, Save
@@ -285,12 +286,12 @@ def _at_entry(atom: ast.expr, outer: ast.stmt, depth: int = 0) -> str | None:
         return None
     definitions = [
         s
-        for s in ast.walk(outer)
+        for s in walk(outer)
         if isinstance(s, ast.Assign)
         and isinstance(s.targets[0], ast.Name)
         and s.targets[0].id == atom.id
     ]
-    loop_targets = {s.target.id for s in ast.walk(outer) if isinstance(s, ast.For)}
+    loop_targets = {s.target.id for s in walk(outer) if isinstance(s, ast.For)}
     if not definitions and atom.id not in loop_targets:
         return atom.id
     if len(definitions) != 1 or atom.id in loop_targets:
@@ -321,8 +322,8 @@ def _makes_own_room(loop: ast.stmt | None, tape: Tape) -> bool:
         return True
     if loop is None:
         return False
-    nested = (n for n in ast.walk(loop) if isinstance(n, (ast.For, ast.While)) and n is not loop)
-    return any(isinstance(p, Push) and p.store == tape.name for n in nested for p in ast.walk(n))
+    nested = (n for n in walk(loop) if isinstance(n, (ast.For, ast.While)) and n is not loop)
+    return any(isinstance(p, Push) and p.store == tape.name for n in nested for p in walk(n))
 
 
 def _own_statements(block: list[ast.stmt]):

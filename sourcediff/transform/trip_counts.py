@@ -33,6 +33,7 @@ import copy
 from collections import Counter
 
 from .. import ir
+from ..astnodes import walk
 from .simplify import tidy_reversed_ranges
 
 
@@ -42,7 +43,7 @@ def replay_invariant_ranges(function: ast.FunctionDef) -> bool:
     stable = _stable_names(function, bindings)
     counts = _invariant_counts(function, bindings, stable)
     changed = False
-    for loop in ast.walk(function):
+    for loop in walk(function):
         if isinstance(loop, ast.For) and ir.is_call(loop.iter, "range"):
             changed |= _replay(loop.iter, counts)
     if changed:
@@ -53,7 +54,7 @@ def replay_invariant_ranges(function: ast.FunctionDef) -> bool:
 def _bindings(function: ast.FunctionDef) -> Counter:
     """How many statements bind each name, the parameters counted once."""
     bound = Counter(a.arg for a in function.args.args)
-    for node in ast.walk(function):
+    for node in walk(function):
         if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
             bound[node.id] += 1
         elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
@@ -67,7 +68,7 @@ def _stable_names(function: ast.FunctionDef, bindings: Counter) -> set[str]:
     where the reverse sweep recomputes them) to one integer expression of stable names."""
     stable = {a.arg for a in function.args.args if bindings[a.arg] == 1}
     values: dict[str, list[ast.Assign]] = {}
-    for node in ast.walk(function):
+    for node in walk(function):
         if isinstance(node, ast.Assign) and len(node.targets) == 1:
             if isinstance(node.targets[0], ast.Name):
                 values.setdefault(node.targets[0].id, []).append(node)
@@ -94,7 +95,7 @@ def _one_invariant_value(nodes: list[ast.Assign], stable: set[str]) -> bool:
 def _invariant_counts(function, bindings: Counter, stable: set[str]) -> dict[str, ast.expr]:
     """``n -> len(range(...))`` for counts bound once from bounds built of stable names."""
     counts = {}
-    for node in ast.walk(function):
+    for node in walk(function):
         if not (isinstance(node, ast.Assign) and len(node.targets) == 1):
             continue
         target, bounds = node.targets[0], ir.len_range_args(node.value)

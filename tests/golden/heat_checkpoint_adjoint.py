@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from sourcediff.runtime import add_into, revolve_actions
+from sourcediff.runtime import add_into, revolve_actions, revolve_bytes
 
 from numba import types
 from numba.typed import List
@@ -96,11 +96,9 @@ def heat_vjp(u0, alpha, steps, heat_bar):
     for j in range(t18):
         u_bar[j] += 2.0 * (u[j] * heat_bar)
     # golden_functions.py:49: for _ in range(steps):
-    actions = revolve_actions(n_iter, 4)
-    for a in range(actions.shape[0]):
-        action = actions[a, 0]
+    for (action, first, last) in revolve_actions(n_iter, 4):
         if action == 0:
-            for it in range(actions[a, 1], actions[a, 2]):
+            for it in range(first, last):
                 # golden_functions.py:50: for i in range(1, n - 1):
                 for i in range(1, n - 1):
                     # golden_functions.py:51: v[i] = u[i] + alpha * (u[i - 1] - 2.0 * u[i] + u[i + 1])
@@ -114,7 +112,7 @@ def heat_vjp(u0, alpha, steps, heat_bar):
                 # golden_functions.py:54: u, v = v, u
                 u, v = (v, u)
         elif action == 1:
-            slot = actions[a, 1]
+            slot = first
             if slot < len(u_snapshots):
                 u_snapshots[slot] = u.copy()
             else:
@@ -124,7 +122,7 @@ def heat_vjp(u0, alpha, steps, heat_bar):
             else:
                 v_snapshots.append(v.copy())
         elif action == 2:
-            slot = actions[a, 1]
+            slot = first
             u = u_snapshots[slot].copy()
             v = v_snapshots[slot].copy()
         else:
@@ -193,5 +191,5 @@ def heat_record_bytes(u0, alpha, steps):
             iteration_bytes += 8
         u, v = (v, u)
         peak_bytes = max(peak_bytes, iteration_bytes)
-    recorded_bytes += revolve_actions(n_iter, 4).nbytes
+    recorded_bytes += revolve_bytes(n_iter, 4)
     return recorded_bytes + peak_bytes

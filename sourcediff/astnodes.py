@@ -1,0 +1,49 @@
+"""A faster ``ast.walk`` for the analyses and passes that read a tree without changing it.
+
+``ast.walk`` runs two generators per node and visits every ``ctx`` marker (``Load``,
+``Store``); the passes ask what a statement reads or writes millions of times on a
+large program, so the walk dominated the optimizer's time. :func:`walk` returns the
+same nodes in the same breadth-first order, without the ``ctx`` markers, as a list:
+
+    >>> tree = ast.parse("y = x + f(x)")
+    >>> [type(n).__name__ for n in walk(tree)]
+    ['Module', 'Assign', 'Name', 'BinOp', 'Name', 'Add', 'Call', 'Name', 'Name']
+    >>> sorted(names_read(tree)), sorted(names_written(tree))
+    (['f', 'x'], ['y'])
+
+The list is made before the caller looks at it: a caller that replaces nodes while
+walking must use ``ast.walk``.
+"""
+
+from __future__ import annotations
+
+import ast
+
+_AST = ast.AST
+
+
+def walk(tree: ast.AST) -> list[ast.AST]:
+    """Every node of ``tree``, itself first, breadth first, without ``ctx`` markers."""
+    nodes = [tree]
+    append = nodes.append
+    for node in nodes:  # grows while it is read: breadth first, as ast.walk
+        for field in node._fields:
+            value = getattr(node, field, None)
+            if value.__class__ is list:
+                for item in value:
+                    if isinstance(item, _AST):
+                        append(item)
+            elif isinstance(value, _AST) and field != "ctx":
+                append(value)
+    return nodes
+
+
+def names_read(tree: ast.AST) -> set[str]:
+    """Every name ``tree`` loads."""
+    return {n.id for n in walk(tree) if n.__class__ is ast.Name and n.ctx.__class__ is ast.Load}
+
+
+def names_written(tree: ast.AST) -> set[str]:
+    """Every name ``tree`` binds or deletes (assignment and loop targets, augmented
+    assignments)."""
+    return {n.id for n in walk(tree) if n.__class__ is ast.Name and n.ctx.__class__ is not ast.Load}
