@@ -45,6 +45,7 @@ from .normalize import NormalizedFunction, externals, normalize
 from .normalize.extremes import read_extremes_at_index
 from .normalize.indices import complete_indices
 from .normalize.inplace import resolve_inplace_updates
+from .normalize.masks import lower_masks
 from .normalize.rows import hoist_invariant_rows
 from .normalize.scalarize import scalarize
 from .normalize.views import copy_written_views
@@ -257,6 +258,8 @@ def typed(nf: NormalizedFunction, parsed: ParsedFunction, request: Request) -> T
     """Stage 3: types of every variable, then the rewrites and refusals that need them."""
     with stage("types", parsed.name):
         types = infer_types(nf, request.arg_types)
+        if lower_masks(nf.node, types, nf.namer, nf.filename):  # reads of them change rank
+            types = infer_types(nf, request.arg_types)
     _dump("types", "\n".join(f"{k}: {v}" for k, v in sorted(types.variables.items())))
     resolve_inplace_updates(nf.node, types)
     complete_indices(nf.node, types)

@@ -316,7 +316,8 @@ HELPERS = (
     + vector_math.HELPERS
     + (
         "inplace_update",
-        "revolve_actions",
+        "revolve_schedule",
+        "revolve_next",
         "revolve_bytes",
         "reserve",
         "sum_to",
@@ -353,59 +354,121 @@ def _split(length, free):
     return max(1, length - right)
 
 
-@numba.njit(cache=True)
-def revolve_actions(steps, snapshots):
-    """The binomial (revolve) schedule reversing ``steps`` loop iterations, one action
-    at a time, in memory bounded by ``snapshots`` (:func:`revolve_bytes`), not ``steps``.
+# Rows of a revolve schedule (:func:`revolve_schedule`): the current action, the
+# control (frames in use, and an action queued behind the current one), the sweep
+# of a range reversed without free slots, then the frames of the recursion.
+_ACTION, _CONTROL, _SWEEP, _FRAMES = 0, 1, 2, 3
 
-    Yields ``(action, first, last)``: ``ADVANCE`` runs iterations ``first..last-1`` of
-    the primal, ``TAKESHOT``/``RESTORE`` slot ``first``, ``REVERSE`` iteration ``first``
-    (its forward part then its reverse part). Slot 0 holds the loop's entry state; at
-    most ``snapshots`` slots are used at once.
+
+@numba.njit(cache=True)
+def revolve_schedule(steps, snapshots):
+    """The binomial (revolve) schedule reversing ``steps`` loop iterations, made one
+    action at a time by :func:`revolve_next`, in memory bounded by ``snapshots``: a
+    small array, not one row per action (a million steps are differentiated in the
+    memory of ten). Slot 0 holds the loop's entry state; at most ``snapshots`` slots
+    are used at once.
     """
-    if steps <= 0:
-        return
-    # Frames of the recursion reverse(a, b, slot of a, free slots, stage); never deeper
+    # Frames of the recursion reverse(a, b, slot of a, free slots, stage), never more
     # than ``snapshots`` (each split spends one free slot on its right part).
-    stack = np.empty((max(snapshots, 1), 5), np.int64)
-    stack[0, 0], stack[0, 1], stack[0, 2], stack[0, 3], stack[0, 4] = 0, steps, 0, snapshots - 1, 0
-    depth = 1
-    yield RESTORE, 0, 0
-    while depth > 0:
-        a, b, slot, free, stage = stack[depth - 1]
-        if stage == 1:
-            # The right part is reversed; restore this range's start and do the left part,
-            # re-entered as the fresh range [a, middle) (b holds middle in a stage-1 frame).
-            stack[depth - 1, 4] = 0
-            yield RESTORE, slot, a
-            continue
-        depth -= 1
-        if b - a == 1:
-            yield REVERSE, a, 0
-        elif free == 0:
-            for j in range(b - 1, a - 1, -1):
-                if j != b - 1:
-                    yield RESTORE, slot, a
-                if j > a:
-                    yield ADVANCE, a, j
-                yield REVERSE, j, 0
-        else:
-            middle = a + _split(b - a, free)
-            # After the right part [middle, b) comes stage 1 of this range (the left part).
-            stack[depth, 0], stack[depth, 1], stack[depth, 2] = a, middle, slot
-            stack[depth, 3], stack[depth, 4] = free, 1
-            stack[depth + 1, 0], stack[depth + 1, 1], stack[depth + 1, 2] = middle, b, slot + 1
-            stack[depth + 1, 3], stack[depth + 1, 4] = free - 1, 0
-            depth += 2
-            yield ADVANCE, a, middle
-            yield TAKESHOT, slot + 1, middle
+    schedule = np.zeros((_FRAMES + max(snapshots, 1), 6), np.int64)
+    if steps > 0:
+        schedule[_FRAMES, 0], schedule[_FRAMES, 1], schedule[_FRAMES, 3] = 0, steps, snapshots - 1
+        schedule[_CONTROL, 0] = 1
+        _queue(schedule, RESTORE, 0, 0)
+    return schedule
+
+
+@numba.njit(cache=True)
+def revolve_next(schedule):
+    """Put the schedule's next action in row 0, ``(action, first, last)``; False when
+    none is left. ``ADVANCE`` runs iterations ``first..last-1`` of the primal,
+    ``TAKESHOT``/``RESTORE`` slot ``first``, ``REVERSE`` iteration ``first`` (its
+    forward part then its reverse part)."""
+    if schedule[_CONTROL, 4] == 1:
+        schedule[_CONTROL, 4] = 0
+        return _emit(schedule, schedule[_CONTROL, 1], schedule[_CONTROL, 2], schedule[_CONTROL, 3])
+    if schedule[_SWEEP, 0] == 1:
+        return _sweep_next(schedule)
+    depth = schedule[_CONTROL, 0]
+    if depth == 0:
+        return False
+    top = _FRAMES + depth - 1
+    a, b, slot, free, stage = (
+        schedule[top, 0],
+        schedule[top, 1],
+        schedule[top, 2],
+        schedule[top, 3],
+        schedule[top, 4],
+    )
+    if stage == 1:
+        # The right part is reversed; restore this range's start and do the left part,
+        # re-entered as the fresh range [a, middle) (b holds middle in a stage-1 frame).
+        schedule[top, 4] = 0
+        return _emit(schedule, RESTORE, slot, a)
+    schedule[_CONTROL, 0] = depth - 1
+    if b - a == 1:
+        return _emit(schedule, REVERSE, a, 0)
+    if free == 0:  # no slot left: re-run from the range's start for every iteration
+        schedule[_SWEEP, 0], schedule[_SWEEP, 1], schedule[_SWEEP, 2] = 1, b - 1, 0
+        schedule[_SWEEP, 3], schedule[_SWEEP, 4], schedule[_SWEEP, 5] = a, b, slot
+        return _sweep_next(schedule)
+    middle = a + _split(b - a, free)
+    # After the right part [middle, b) comes stage 1 of this range (the left part).
+    _push(schedule, top, a, middle, slot, free, 1)
+    _push(schedule, top + 1, middle, b, slot + 1, free - 1, 0)
+    schedule[_CONTROL, 0] = depth + 1
+    _queue(schedule, TAKESHOT, slot + 1, middle)
+    return _emit(schedule, ADVANCE, a, middle)
+
+
+@numba.njit(cache=True)
+def _sweep_next(schedule):
+    """The next action of reversing [a, b) from slot ``slot`` without free slots: for
+    each j from b - 1 down to a, restore (but the first time), advance to j, reverse j."""
+    j, phase, a, b, slot = (
+        schedule[_SWEEP, 1],
+        schedule[_SWEEP, 2],
+        schedule[_SWEEP, 3],
+        schedule[_SWEEP, 4],
+        schedule[_SWEEP, 5],
+    )
+    if phase == 0:
+        schedule[_SWEEP, 2] = phase = 1
+        if j != b - 1:
+            return _emit(schedule, RESTORE, slot, a)
+    if phase == 1:
+        schedule[_SWEEP, 2] = 2
+        if j > a:
+            return _emit(schedule, ADVANCE, a, j)
+    schedule[_SWEEP, 1], schedule[_SWEEP, 2] = j - 1, 0
+    if j - 1 < a:
+        schedule[_SWEEP, 0] = 0
+    return _emit(schedule, REVERSE, j, 0)
+
+
+@numba.njit(cache=True)
+def _emit(schedule, action, first, last):
+    schedule[_ACTION, 0], schedule[_ACTION, 1], schedule[_ACTION, 2] = action, first, last
+    return True
+
+
+@numba.njit(cache=True)
+def _queue(schedule, action, first, last):
+    schedule[_CONTROL, 1], schedule[_CONTROL, 2], schedule[_CONTROL, 3] = action, first, last
+    schedule[_CONTROL, 4] = 1
+
+
+@numba.njit(cache=True)
+def _push(schedule, row, a, b, slot, free, stage):
+    schedule[row, 0], schedule[row, 1], schedule[row, 2] = a, b, slot
+    schedule[row, 3], schedule[row, 4] = free, stage
 
 
 @numba.njit(cache=True)
 def revolve_bytes(steps, snapshots):
-    """The memory :func:`revolve_actions` holds while it reverses ``steps`` iterations:
-    its frames, none for a loop that never ran."""
-    return 40 * max(snapshots, 1) if steps > 0 else 0
+    """The memory of :func:`revolve_schedule` reversing ``steps`` iterations (none for
+    a loop that never ran: the reverse sweep skips it)."""
+    return 48 * (_FRAMES + max(snapshots, 1)) if steps > 0 else 0
 
 
 def __getattr__(name: str):

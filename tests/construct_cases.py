@@ -517,6 +517,20 @@ def masks_with_bit_operators(x, a):
     return np.sum(y * y) + np.sum(z) + s + picked + np.sum(np.clip(x, -0.5, 0.5) ** 2 * x)
 
 
+def masks_of_matrices(m, s):
+    """Masks of a matrix's own shape, which Numba cannot index with: the selected elements
+    read (in C order), set to a number in a new array, and in a loop."""
+    picked = np.sum(m[m > 0.2] ** 2) * s
+    clipped = m * s
+    clipped[clipped < 0.1] = 0.1 * s
+    total = 0.0
+    for _ in range(2):
+        inner = (m > -0.3) & (m < 0.6)
+        total += np.sum(m[inner] * clipped[inner])
+        clipped[inner] = s
+    return picked + np.sum(clipped * m) + total
+
+
 def loop_else(x, k):
     """``for``/``while`` with ``else``: a Newton-like loop that breaks when converged (its
     ``else`` skipped), one that never converges (its ``else`` runs), and an ``else`` after
@@ -594,6 +608,7 @@ CASES = [
     (pass_statements, (np.array([0.3, 11.0, -0.8]), 0.7), (0, 1)),
     (loop_else, (np.array([2.0, 3.0, -0.7]), 1.3), (0, 1)),
     (masks_with_bit_operators, (np.linspace(-1.0, 1.0, 7) + 0.03, 0.7), (0, 1)),
+    (masks_of_matrices, (np.sin(np.arange(12.0) * 1.3).reshape(3, 4), 0.7), (0, 1)),
     (views_written_by_helpers, (np.array([0.3, -0.8, 0.5, 1.1]), 0.4), (0, 1)),
     (spring_network, (np.array([0.3, -0.2, 0.9, 0.45]), 0.7), (0, 1)),
     (

@@ -205,3 +205,27 @@ def test_det_at_a_singular_matrix_has_its_cofactors_not_a_linalg_error(jit):
     step[1, 2] = 1e-6
     column = (gradient(a + step, np.eye(3)) - gradient(a - step, np.eye(3))) / 2e-6
     np.testing.assert_allclose(hessian[:, :, 1, 2], column, atol=1e-8)
+
+
+def _masked_copy_from(x, y):
+    z = x.copy()
+    z[z > 0.0] = y[z > 0.0]
+    return np.sum(z * z)
+
+
+def _masked_read(x):
+    return np.sum(x[x > 0.1] ** 3)
+
+
+def test_a_matrix_mask_set_from_an_array_is_refused_at_the_users_line():
+    x = np.array([[0.5, -1.0], [0.2, 0.05]])
+    with pytest.raises(sd.SourceDiffError, match=r"test_array_rules.py:\d+: .*np.where"):
+        sd.grad(_masked_copy_from, jit=False)(x, x + 1.0)
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_a_matrix_mask_reads_in_c_order_whatever_the_layout(jit):
+    x = np.asfortranarray(np.sin(np.arange(12.0) * 1.3).reshape(3, 4))
+    expected = 3.0 * x * x * (x > 0.1)
+    np.testing.assert_allclose(sd.grad(_masked_read, jit=jit)(x), expected, rtol=1e-14)
+    np.testing.assert_allclose(sd.grad(_masked_read, jit=jit)(x[:, ::2]), expected[:, ::2])

@@ -51,7 +51,7 @@ def test_show_forward_mode():
 def test_show_takes_a_checkpoint_policy_and_reports_bad_arguments_in_one_line():
     result = _show("examples/heat.py:simulate", "--policy", "Checkpoint(snapshots=2)")
     assert result.returncode == 0, result.stderr
-    assert "revolve_actions" in result.stdout
+    assert "revolve_next" in result.stdout
     result = _show("examples/quickstart.py:f", "--args", "1.5, (")
     assert result.returncode != 0
     assert "is not a Python expression" in result.stderr and "Traceback" not in result.stderr

@@ -51,7 +51,7 @@ def test_a_million_step_scalar_loop_is_checkpointed_in_bounded_memory(jit):
     gradient is store's (a million steps: the closed form is out of reach, store is not)."""
     policy = sd.Checkpoint(snapshots=3)
     sizes = [sd.tape_size(_decay, 0.5, 2.0, n, policy=policy, jit=jit) for n in (10, 10**6)]
-    assert sizes[0] == sizes[1] <= 3 * 8 + 3 * 40 + 64
+    assert sizes[0] == sizes[1] <= 3 * 8 + 48 * (3 + 3) + 64  # snapshots, schedule, slack
     assert sd.tape_size(_decay, 0.5, 2.0, 10**6, policy="store", jit=jit) >= 8 * 10**6
     if jit:
         args = (0.5, 2.0, 10**6)

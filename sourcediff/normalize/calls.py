@@ -128,6 +128,9 @@ class CallFlattening:
         builtin = {"float": "np.float64", "int": "np.int64", "bool": "np.bool_"}
         if isinstance(value, ast.Name) and value.id in builtin and value.id not in self.locals:
             return path_ast(builtin[value.id])
+        if isinstance(value, ast.Attribute) and self._module_alias(value.value):
+            return self.expr_Attribute(value)  # np.float64 in place: a temporary holding it
+            # would be a value of no number type, which a loop's record could not hold
         if isinstance(value, (ast.Attribute, ast.Name)):
             return self.atom(value)
         raise self.fn.error(call, f"dtype={ast.unparse(value)} is not supported; use np.float64")

@@ -22,7 +22,7 @@ records included, and its reverse sweep:
 
 - :class:`Revolve` (``Checkpoint(snapshots=k)``): only the loop's entry state is
   recorded; the reverse sweep follows the binomial schedule of
-  ``runtime.revolve_actions``, made one action at a time in memory bounded by ``k``:
+  ``runtime.revolve_schedule``, made one action at a time in memory bounded by ``k``:
   advance the primal, take or restore one of at most ``k`` snapshots (arrays are
   copied), or reverse one iteration.
 """
@@ -115,8 +115,8 @@ class Revolve(_Rerun):
         snapshots, count = str(builder.plan.snapshots), builder.nf.counters[loop].name
         forward = RerunLoop(loop, [], body_f)
         entry = state.allocate(snapshots) + state.take("0", snapshots)
-        names = ("action", "first", "last", "it", "slot")
-        kind, first, last, it, slot = (builder.namer.fresh(n) for n in names)
+        names = ("schedule", "action", "first", "last", "it", "slot")
+        schedule, kind, first, last, it, slot = (builder.namer.fresh(n) for n in names)
         advance = ast.For(
             ast.Name(it, ast.Store()),
             ast.parse(f"range({first}, {last})", mode="eval").body,
@@ -129,11 +129,13 @@ class Revolve(_Rerun):
         dispatch = _if(f"{kind} == {RESTORE}", restore, reverse_step)
         dispatch = _if(f"{kind} == {TAKESHOT}", take, [dispatch])
         dispatch = _if(f"{kind} == {ADVANCE}", [advance], [dispatch])
-        actions = f"revolve_actions({count}, {snapshots})"
-        driver = _parse(f"for {kind}, {first}, {last} in {actions}:\n    pass")
-        driver[0].body = [dispatch]
+        made = _parse(f"{schedule} = revolve_schedule({count}, {snapshots})")
+        driver = _parse(f"while revolve_next({schedule}):\n    pass")
+        driver[0].body = _parse(
+            f"{kind} = {schedule}[0, 0]\n{first} = {schedule}[0, 1]\n{last} = {schedule}[0, 2]"
+        ) + [dispatch]
         # The last reversed iteration re-ran; the code before the loop needs its entry state.
-        reverse = driver + state.restore("0")
+        reverse = made + driver + state.restore("0")
         return entry + [forward, Schedule(count, snapshots)], reverse
 
 

@@ -14,7 +14,7 @@ its own short-lived records) right before its reverse part::
 
 Under ``Checkpoint(snapshots=k)`` only the loop's entry state is recorded; the
 reverse sweep follows the binomial (revolve) schedule of
-``runtime.revolve_actions``: advance the primal, take or restore one of at
+``runtime.revolve_schedule``: advance the primal, take or restore one of at
 most ``k`` snapshots, or reverse one iteration. Arrays in a state are copied.
 """
 

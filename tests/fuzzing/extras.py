@@ -4,7 +4,8 @@
 inverse hyperbolic functions (``math`` and NumPy), ``np.fmod``/``fmax``/``fmin``, a helper
 wrapped by a ``functools.wraps`` decorator, a helper called with some of its defaults
 left out or given by keyword, ``for``/``while`` loops with ``else``, and masks combined
-with ``&``, ``|``, ``^``, ``~``, and views passed to a helper that writes into them.
+with ``&``, ``|``, ``^``, ``~``, views passed to a helper that writes into them, and
+masks of the matrix's own shape (read, and set to a number in a copy or in place).
 Each adds to a
 float the program already has, so the rest of the program is the one the seed gives
 without them, and every seed without ``extras`` keeps its program.
@@ -45,6 +46,7 @@ def extra_construct(writer, depth: int) -> None:
             loop_else,
             bit_masks,
             views_to_writing_helper,
+            matrix_masks,
         ]
         writer.rng.choice(forms)(writer, depth)
     finally:
@@ -194,3 +196,22 @@ def views_to_writing_helper(writer, depth: int) -> None:
 def extra_name(writer, stem: str) -> str:
     """A name of this stream's own (``ek_3``), apart from the program's and the gaps'."""
     return f"e{stem}_{writer.extra_count}"
+
+
+def matrix_masks(writer, depth: int) -> None:
+    """A mask of the matrix's own shape: the selected elements read (in C order), or set
+    to a number in a new array or in the argument itself."""
+    s = writer.scalar(1)
+    mask = writer.rng.choice([f"m > {s}", f"(m > -0.3) & (m < {s})", "m < 0.0"])
+    form = writer.rng.randrange(3)
+    if form == 0:
+        writer.emit(depth, f"{writer.sum_target()} np.sum(m[{mask}] ** 2) * {s}")
+    elif form == 1:
+        scaled = writer.fresh("mm")
+        writer.emit(depth, f"{scaled} = m * {s}")
+        writer.emit(depth, f"{scaled}[{scaled} < 0.1] = {writer.scalar(1)}")
+        writer.emit(depth, f"{writer.sum_target()} np.sum({scaled} * m)")
+    else:
+        writer.emit(depth, f"m[{mask}] = 0.5 * {s}")
+        writer.emit(depth, f"{writer.sum_target()} np.sum(m * m)")
+    writer.tags.add("matrix_masks")

@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from sourcediff.runtime import add_into, revolve_actions, revolve_bytes
+from sourcediff.runtime import add_into, revolve_schedule, revolve_next, revolve_bytes
 
 from numba import types
 from numba.typed import List
@@ -96,7 +96,11 @@ def heat_vjp(u0, alpha, steps, heat_bar):
     for j in range(t18):
         u_bar[j] += 2.0 * (u[j] * heat_bar)
     # golden_functions.py:49: for _ in range(steps):
-    for (action, first, last) in revolve_actions(n_iter, 4):
+    schedule = revolve_schedule(n_iter, 4)
+    while revolve_next(schedule):
+        action = schedule[0, 0]
+        first = schedule[0, 1]
+        last = schedule[0, 2]
         if action == 0:
             for it in range(first, last):
                 # golden_functions.py:50: for i in range(1, n - 1):
