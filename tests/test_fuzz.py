@@ -70,4 +70,17 @@ def test_compiled_campaign_regression(seed, policy, folder):
     run_program(seed, folder, True, [p for p in policies() if str(p) == policy])
 
 
+# Programs of plain (verified) campaigns that once failed, with the policy they failed under.
+PLAIN_REGRESSIONS = [
+    # dtype=np.float64 in a loop became a temporary "store" pushed onto the float tape
+    (7148, "store"),
+]
+
+
+@pytest.mark.parametrize(("seed", "policy"), PLAIN_REGRESSIONS)
+def test_plain_campaign_regression(seed, policy, folder, monkeypatch):
+    monkeypatch.setenv("SOURCEDIFF_VERIFY", "1")
+    run_program(seed, folder, False, [p for p in policies() if str(p) == policy])
+
+
 __all__ = ["folder"]  # the fixture, imported
