@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 
 from . import fancy, ir, joins, rules
 from .astnodes import walk
-from .errors import SourceDiffError
+from .errors import ModeRefusedError, SourceDiffError
 from .transform.tape import is_region, readable
 
 SHAPE_ATTRIBUTES = {"shape", "size", "ndim", "dtype"}
@@ -96,7 +96,7 @@ def adjoint_terms(stmt: ast.Assign, active, types, bar: Callable[[str], str]) ->
     terms = _merge_repeated(terms)
     rule = rules.lookup(rules.rule_name(stmt.value))
     if rule and rule.scalar_adjoints_only and any(types[t.name].kind == "array" for t in terms):
-        raise SourceDiffError(rule.scalar_adjoints_only, *getattr(stmt, "origin", ("", 0)))
+        raise ModeRefusedError(rule.scalar_adjoints_only, *getattr(stmt, "origin", ("", 0)))
     return terms
 
 

@@ -34,7 +34,7 @@ from .drivers import (
     seed_like,
     tangent_like,
 )
-from .errors import ArgumentError, TypeInferenceError
+from .errors import ArgumentError, ModeRefusedError, TypeInferenceError
 from .examples import example_args, signature_args
 from .policy import check_policy
 
@@ -154,7 +154,12 @@ def jacobian(func, argnums=0, mode="auto", *, policy="auto", jit=True, fastmath=
         n_in = sum(int(np.size(args[k])) for k in transformed.argnums)
         n_out = sum(int(np.size(o)) for o in outputs)
         forward = mode == "forward" or (mode == "auto" and n_in < n_out)
-        per_output = jacobian_blocks(transformed, args, outputs, forward)
+        try:
+            per_output = jacobian_blocks(transformed, args, outputs, forward)
+        except ModeRefusedError:
+            if mode != "auto":
+                raise
+            per_output = jacobian_blocks(transformed, args, outputs, not forward)  # a rule's mode
         rows = [r[0] if transformed.single else r for r in per_output]
         return tuple(rows) if isinstance(value, tuple) else rows[0]
 

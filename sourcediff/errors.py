@@ -53,3 +53,9 @@ class ArgumentError(SourceDiffError):
 
 class TypeInferenceError(SourceDiffError):
     """A variable whose type cannot be inferred or changes kind inside the function."""
+
+
+class ModeRefusedError(SourceDiffError):
+    """A derivative rule that works in one mode only: forward mode through a
+    ``custom_vjp`` rule, reverse mode of an array argument through a ``custom_jvp`` rule.
+    ``sd.jacobian(mode="auto")`` takes the other mode then."""

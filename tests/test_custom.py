@@ -96,6 +96,16 @@ def test_reverse_mode_through_a_jvp_rule_with_an_array_argument_is_refused():
         sd.grad(c.scaled_sum, jit=False)(np.ones(2))
 
 
+@pytest.mark.parametrize("jit", [False, True])
+def test_jacobian_auto_takes_the_mode_a_rule_has(jit):
+    """An array argument and a number out: reverse mode would be cheaper, but a custom_jvp
+    rule gives forward mode only."""
+    x = np.array([0.5, -1.5, 2.0])
+    np.testing.assert_array_equal(sd.jacobian(c.scaled_sum, jit=jit)(x), [2.0, 2.0, 2.0])
+    with pytest.raises(sd.SourceDiffError, match="float arguments only"):
+        sd.jacobian(c.scaled_sum, mode="reverse", jit=jit)(x)
+
+
 def test_a_rule_not_yet_defined_is_a_clear_error():
     @sd.custom_vjp
     def lonely(x):

@@ -20,7 +20,7 @@ import copy
 from .. import ir, joins, rules
 from ..analysis.activity import dependencies
 from ..analysis.types import TypeTable
-from ..errors import SourceDiffError
+from ..errors import ModeRefusedError
 from ..normalize import NormalizedFunction
 from .simplify import simplify
 
@@ -98,7 +98,7 @@ class ForwardBuilder:
             return [ast.Assign([element], source or ast.Constant(0.0))]
         rule = rules.lookup(rules.rule_name(stmt.value))
         if rule is not None and rule.forward_refusal:
-            raise SourceDiffError(rule.forward_refusal, *getattr(stmt, "origin", ("<unknown>", 0)))
+            raise ModeRefusedError(rule.forward_refusal, *getattr(stmt, "origin", ("<unknown>", 0)))
         expr = self.tangent_expression(target, stmt.value)
         if expr is None:
             return [_parse(f"{self.dot(target)} = {self.zero(target)}")]
