@@ -223,6 +223,14 @@ def zeroed_adjoint_read_first(x0, x1):
 # (the write would be lost), a tuple has no run-time index, Numba gathers with 1-D arrays.
 
 
+def swaps_rows_by_tuple(A, w):
+    """NumPy's tuple swap of two rows leaves both the old second row (the right side holds
+    views). Refused, naming the row the user wrote, not a temporary."""
+    B = A * w
+    B[0], B[1] = B[1], B[0]
+    return np.sum(B * np.arange(6.0).reshape(2, 3))
+
+
 def writes_through_row_view(A, w):
     B = A.copy()
     row = B[1]
@@ -592,5 +600,6 @@ REFUSED = [
     (indexes_tuple_at_run_time, (1.5, 2.5, 1), "return x[i]", "constant index"),
     (gathers_with_2d_index, (np.ones(3), np.zeros((2, 2), np.int64)), "x[idx]", "1-D"),
     (writes_through_atleast_1d, (np.ones(3),), "v[0] =", "shares its memory"),
+    (swaps_rows_by_tuple, (np.ones((2, 3)), 0.5), "B[0], B[1] =", "while 'B[0, :]'"),
     (writes_into_a_dict_of_parameters, (2.0, {"a": 1.5}), 'params["a"] =', "dict of parameters"),
 ]

@@ -93,7 +93,7 @@ def _written_as(node: ast.FunctionDef) -> dict[str, str]:
     """What the user wrote for the fresh names sourcediff gave to expressions: the sequence
     ``u[:-1]`` of ``zip(u[:-1], u[1:])`` is named ``items`` (normalize.iteration), a view
     ``u[2:]`` passed to a helper a temporary ``t1``."""
-    found, views = {}, {}
+    found, views, copies = {}, {}, {}
     for stmt in walk(node):
         if not (isinstance(stmt, ast.Assign) and isinstance(stmt.targets[0], ast.Name)):
             continue
@@ -102,7 +102,13 @@ def _written_as(node: ast.FunctionDef) -> dict[str, str]:
             found[name] = named[1]
         elif re.fullmatch(r"t\d+", name) and isinstance(stmt.value, ast.Subscript):
             views.setdefault(name, []).append(ast.unparse(stmt.value))  # ``u[2:]`` passed on
-    return {n: v[0] for n, v in views.items() if len(v) == 1} | found
+        elif re.fullmatch(r"t\d+", name) and isinstance(stmt.value, ast.Name):
+            copies.setdefault(name, []).append(stmt.value.id)  # a tuple assignment's parts
+    written = {n: v[0] for n, v in views.items() if len(v) == 1} | found
+    for name, sources in copies.items():
+        if len(sources) == 1 and sources[0] in written:
+            written.setdefault(name, written[sources[0]])
+    return written
 
 
 def _view_targets(node: ast.FunctionDef, types: TypeTable) -> set[str]:
