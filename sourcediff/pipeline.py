@@ -317,11 +317,11 @@ def _recorded(nf: NormalizedFunction, types, active: set[str], plan):
     # are recomputed under every policy: storing them would only cost memory; "store"
     # keeps every other value the reverse sweep needs.
     temps = nf.temps
+    arrays = {name for name, kind in types.variables.items() if kind.kind == "array"}
     if not plan.recompute_temporaries:
-        reads = element_reads(nf.node, temps)
+        reads = element_reads(nf.node, temps, arrays)
         temps = {t for t in temps if types[t].kind == "int" or t in reads}
     reads_of = lambda stmt, act: reverse_reads(stmt, act, types)  # noqa: E731
-    arrays = {name for name, kind in types.variables.items() if kind.kind == "array"}
     fixed = fixed_lengths(nf.node, types)
     restorable = restorable_reads(nf.node, temps, types) if plan.recompute_temporaries else {}
     user = once_bound_floats(nf.node, types) if plan.recompute_temporaries else frozenset()

@@ -676,3 +676,20 @@ def test_a_repeated_element_read_goes_only_while_its_memory_is_unchanged(between
     plain = _run(_function(source), np.linspace(0.1, 0.9, 5), np.zeros(5), 0.3, 3)
     again = _run(fn, np.linspace(0.1, 0.9, 5), np.zeros(5), 0.3, 3)
     assert repr(plain) == repr(again)
+
+
+_EDGES = np.array([0, 2, 2, 1])
+
+
+def _gathers_and_masks(x):
+    return np.sum(x[x > 0.1] ** 2) + np.sum(np.sin(x[_EDGES]) * 2.0)
+
+
+@pytest.mark.parametrize("policy", ["store", "recompute", "auto"])
+def test_a_gather_is_read_in_the_reverse_loop_not_gathered_again_per_element(policy):
+    """``t = x[mask]`` is a new array: the reverse sweep reads ``t[j]``; ``x[mask][j]`` in a
+    loop would gather the whole array once per element."""
+    x = np.array([0.5, -0.2, 0.3, 0.9])
+    source = sd.adjoint_source(_gathers_and_masks, policy=policy, args=(x,))
+    assert "][" not in source.split("def _gathers_and_masks_vjp")[1]
+    sd.check_grad(_gathers_and_masks, x, policy=policy, jit=False)

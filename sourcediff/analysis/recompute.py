@@ -62,7 +62,7 @@ def choose_recomputed(
         for index, stmt in enumerate(block):
             target = _target(stmt)
             candidate = (target in temps or target in user_floats) and target not in kept
-            if candidate and bound.get(target) == 1 and _cheap(stmt, read_only):
+            if candidate and bound.get(target) == 1 and _cheap(stmt, read_only, arrays):
                 # A temporary the reverse sweep never reads may still be an operand of one
                 # it does (t3 = t1 - t2, t1 = x[i, j]): the check of t3 covers its operands.
                 if target not in needed or _stable_until_last_use(block, index, target, reads):
@@ -182,11 +182,13 @@ def names_read(value: ast.expr) -> set[str]:
     return {n.id for n in walk(value) if isinstance(n, ast.Name)} - {"math", "np"}
 
 
-def _cheap(stmt: ast.Assign, read_only: dict[int, set[str]]) -> bool:
+def _cheap(stmt: ast.Assign, read_only: dict[int, set[str]], arrays=frozenset()) -> bool:
     value = stmt.value
     if isinstance(value, ast.Constant) or ir.is_shape_query(value):
         return False
     if ir.is_element_read(value):
+        if _gathers(value, arrays):
+            return False  # x[mask], x[idx]: a new array, a pass over x at every use
         return value.value.id in read_only.get(id(stmt), ())  # nothing writes it afterwards
     return rules.rule_name(value) in CHEAP and not isinstance(value, (ast.Call, ast.Tuple))
 
@@ -236,17 +238,23 @@ def once_bound_floats(node: ast.FunctionDef, types) -> set[str]:
     }
 
 
-def element_reads(node: ast.FunctionDef, temps: set[str]) -> set[str]:
+def element_reads(node: ast.FunctionDef, temps: set[str], arrays=frozenset()) -> set[str]:
     """The temporaries that are an element of an array (``t = u[i]``): the reverse sweep
     reads the array itself instead of a record when nothing changes the array afterwards,
-    under every policy."""
+    under every policy. Not a gather by an index array or a mask (``arrays``)."""
     return {
         stmt.targets[0].id
         for stmt in walk(node)
         if isinstance(stmt, ast.Assign)
         and _target(stmt) in temps
         and ir.is_element_read(stmt.value)
+        and not _gathers(stmt.value, arrays)
     }
+
+
+def _gathers(subscript: ast.Subscript, arrays) -> bool:
+    """Whether ``subscript`` indexes with an array (a gather or a mask: a new array)."""
+    return any(isinstance(n, ast.Name) and n.id in arrays for n in walk(subscript.slice))
 
 
 def _operand_names(stmt: ast.Assign) -> list[str]:
@@ -326,6 +334,9 @@ def restorable_reads(node: ast.FunctionDef, temps: set[str], types) -> dict[int,
             isinstance(stmt, ast.Assign)
             and _target(stmt) in temps
             and ir.is_element_read(stmt.value)
+            and not _gathers(
+                stmt.value, {n for n, k in types.variables.items() if k.kind == "array"}
+            )
         ):
             array = stmt.value.value.id
             alone = aliases.get(array, {array}) <= {array, "np", "math"}
