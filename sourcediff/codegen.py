@@ -34,15 +34,24 @@ def _text(node: ast.AST) -> str:
     >>> _text(ast.BinOp(ast.Constant(-1.5), ast.Pow(), ast.Constant(2)))
     '(-1.5) ** 2'
     """
+    if not any(_signed_power_base(n) for n in walk(node)):
+        return ast.unparse(node)  # nearly always: no copy
     return ast.unparse(_SignedPowerBases().visit(copy.deepcopy(node)))
+
+
+def _signed_power_base(node: ast.AST) -> bool:
+    return (
+        isinstance(node, ast.BinOp)
+        and isinstance(node.op, ast.Pow)
+        and _is_negative_number(node.left)
+    )
 
 
 class _SignedPowerBases(ast.NodeTransformer):
     def visit_BinOp(self, node: ast.BinOp) -> ast.BinOp:
         self.generic_visit(node)
-        left = node.left
-        if isinstance(node.op, ast.Pow) and _is_negative_number(left):
-            node.left = ast.UnaryOp(ast.USub(), ast.Constant(-left.value))
+        if _signed_power_base(node):
+            node.left = ast.UnaryOp(ast.USub(), ast.Constant(-node.left.value))
         return node
 
 

@@ -57,7 +57,6 @@ from .effects import (
     names_changed,
     names_read,
     names_written,
-    statement_lists,
 )
 
 
@@ -81,40 +80,54 @@ def fold_temporaries(function: ast.FunctionDef) -> bool:
     """Fold single-use values and propagate copies in ``function``, in place, until
     nothing changes; whether anything did."""
     changed = False
-    while _one_round(function):
+    summaries = _Summaries()  # kept over the rounds: most statements never change
+    while _one_round(function, summaries):
         changed = True
     return changed
 
 
-def _one_round(function: ast.FunctionDef) -> bool:
+def _one_round(function: ast.FunctionDef, summaries) -> bool:
     """One sweep over every block; every rewrite keeps the counts exact."""
     counts = _Counts(function)
     liveness = _Liveness(function)
-    summaries = _Summaries()
     changed = False
-    for stmts in statement_lists(function):
+    for stmts, holders in _blocks_and_holders(function.body, []):
         index = 0
         while index < len(stmts):
             if _rewrite_at(stmts, index, counts, liveness, summaries):
+                summaries.forget(holders, inside=False)  # a statement they hold changed
                 changed = True
             else:
                 index += 1
     return changed
 
 
+def _blocks_and_holders(stmts: list[ast.stmt], holders: list[ast.stmt]):
+    """Every statement list under ``stmts`` (itself first, outermost first), with the
+    compound statements holding it; each list is asked for once the one before it has
+    been rewritten."""
+    yield stmts, holders
+    for stmt in list(stmts):
+        for field in ("body", "orelse"):
+            inner = getattr(stmt, field, None)
+            if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
+                yield from _blocks_and_holders(inner, holders + [stmt])
+
+
 class _Summaries:
     """What each statement reads, binds and changes, computed once per statement until a
-    rewrite changes it (scanning a block asks again about the same loops). A rewrite in a
-    block leaves the summaries of the statements holding the block stale; they are not
-    asked for again this round, as blocks come outermost first."""
+    rewrite changes it or anything it holds (scanning a block asks again about the same
+    loops, and every round about the same statements)."""
 
     def __init__(self):
         self.facts = NodeFacts()
 
-    def forget(self, stmts: list[ast.stmt]) -> None:
-        """Drop the summaries of ``stmts``, which a rewrite changed."""
+    def forget(self, stmts: list[ast.stmt], inside: bool = True) -> None:
+        """Drop the summaries of ``stmts`` and (``inside``) of the statements they hold."""
         for stmt in stmts:
-            self.facts[stmt] = None
+            for node in walk(stmt) if inside else [stmt]:
+                if isinstance(node, ast.stmt):
+                    self.facts[node] = None
 
     def of(self, stmt: ast.stmt) -> tuple[set, set, set, bool]:
         """``(names read, names written, names changed, has effects)`` of ``stmt``."""
