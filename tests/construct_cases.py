@@ -531,6 +531,13 @@ def masks_of_matrices(m, s):
     return picked + np.sum(clipped * m) + total
 
 
+def differences_by_keyword(m, x):
+    """``np.diff`` with ``n=`` and ``axis=`` (Numba's np.diff has neither keyword)."""
+    rows = np.sum(np.diff(m, axis=0) ** 2)
+    twice = np.sum(np.diff(m, n=2) ** 2) + np.sum(np.diff(m, 2, axis=1) * m[:, :-2])
+    return rows + twice + np.sum(np.diff(x, n=1) ** 3) + np.sum(np.diff(m, axis=-2) * 0.5)
+
+
 def loop_else(x, k):
     """``for``/``while`` with ``else``: a Newton-like loop that breaks when converged (its
     ``else`` skipped), one that never converges (its ``else`` runs), and an ``else`` after
@@ -609,6 +616,11 @@ CASES = [
     (loop_else, (np.array([2.0, 3.0, -0.7]), 1.3), (0, 1)),
     (masks_with_bit_operators, (np.linspace(-1.0, 1.0, 7) + 0.03, 0.7), (0, 1)),
     (masks_of_matrices, (np.sin(np.arange(12.0) * 1.3).reshape(3, 4), 0.7), (0, 1)),
+    (
+        differences_by_keyword,
+        (np.sin(np.arange(20.0) * 0.7).reshape(4, 5), np.cos(np.arange(6.0))),
+        (0, 1),
+    ),
     (views_written_by_helpers, (np.array([0.3, -0.8, 0.5, 1.1]), 0.4), (0, 1)),
     (spring_network, (np.array([0.3, -0.2, 0.9, 0.45]), 0.7), (0, 1)),
     (

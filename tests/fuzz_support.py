@@ -35,9 +35,9 @@ GAP_SAMPLE = (14, 20, 29, 43, 81, 99)
 # Seeds whose programs (with ``extras=True``) hold each construct of tests/fuzzing/extras.py:
 # masks with & | ^ ~, max/min of many, np.fmod/fmax/fmin, views written by a helper (84);
 # defaults left out, a functools.wraps helper, a loop with else, max/min of many (187);
-# pass statements, inverse hyperbolics, a loop with else (189); a mask of the matrix's own
-# shape (117).
-EXTRA_SAMPLE = (84, 187, 189, 117)
+# pass statements, inverse hyperbolics, a loop with else (189); masks of the matrix's own
+# shape set in place, np.diff with n= and axis= (279).
+EXTRA_SAMPLE = (84, 187, 189, 279)
 
 
 def run_program(seed: int, folder: Path, jit: bool, selected, gaps=False, extras=False) -> None:

@@ -109,19 +109,35 @@ class CallFlattening:
             for bound, other, instead in ((high, low, "np.maximum"), (low, high, "np.minimum")):
                 if isinstance(bound, ast.Constant) and bound.value is None:
                     return self.library_call(instead, [x, other], [], expr)
-        if path == "np.diff" and len(call_args) == 2 and not call_keywords:
-            times = call_args[1]
-            if not (
-                isinstance(times, ast.Constant) and type(times.value) is int and times.value > 0
-            ):
-                raise self.fn.error(expr, "np.diff takes its n as a constant 1, 2, ... here")
-            value = call_args[0]
-            for _ in range(times.value):
-                temp = self.new_temp()
-                self.assign(temp, self.library_call("np.diff", [value], [], expr))
-                value = ast.Name(temp, ast.Load())
-            return value
+        if path == "np.diff" and (len(call_args) == 2 or call_keywords):
+            return self.differences(call_args, call_keywords, expr)
         return None
+
+    def differences(self, call_args, call_keywords, expr: ast.Call) -> ast.expr:
+        """``np.diff(x, n, axis=k)``: ``np.diff`` n times along the last axis, else the
+        difference of two slices along axis ``k`` (Numba's np.diff has no axis)."""
+        given = dict(zip(("a", "n", "axis"), call_args))
+        given |= {k.arg: k.value for k in call_keywords}
+        if set(given) - {"a", "n", "axis"} or "a" not in given:
+            raise self.fn.error(expr, "np.diff takes an array, n and axis here")
+        times, axis = (
+            _constant_int(given.get(k, ast.Constant(d))) for k, d in (("n", 1), ("axis", -1))
+        )
+        if times is None or times < 1 or axis is None:
+            raise self.fn.error(expr, "np.diff takes its n and axis as constants (n = 1, 2, ...)")
+        value = given["a"]
+        for _ in range(times):
+            if axis == -1:
+                difference = self.library_call("np.diff", [self.atom(value)], [], expr)
+            else:
+                later, earlier = (_along(value, axis, part) for part in ((1, None), (None, -1)))
+                difference = self.atom(
+                    ast.copy_location(ast.BinOp(later, ast.Sub(), earlier), expr)
+                )
+            temp = self.new_temp()
+            self.assign(temp, difference)
+            value = ast.Name(temp, ast.Load())
+        return value
 
     def dtype_argument(self, value: ast.expr, call: ast.Call) -> ast.expr:
         """``dtype=``: a NumPy number type, ``float``/``int``/``bool``, or ``a.dtype``."""
@@ -238,3 +254,23 @@ def path_ast(path: str) -> ast.expr:
         module, attr = path.split(".", 1)
         return ast.Attribute(ast.Name(module, ast.Load()), attr, ast.Load())
     return ast.Name(path, ast.Load())
+
+
+def _constant_int(node: ast.expr) -> int | None:
+    """The value of an integer literal (``-1`` included), else None."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        inner = _constant_int(node.operand)
+        return None if inner is None else -inner
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return node.value
+    return None
+
+
+def _along(array: ast.expr, axis: int, bounds: tuple) -> ast.Subscript:
+    """``array[:, ..., lower:upper]`` with the slice at ``axis`` (from the end if negative)."""
+    part = ast.Slice(*(None if b is None else ast.Constant(b) for b in bounds))
+    if axis >= 0:
+        parts = [ast.Slice() for _ in range(axis)] + [part]
+    else:
+        parts = [ast.Constant(Ellipsis), part] + [ast.Slice() for _ in range(-axis - 1)]
+    return ast.Subscript(array, ast.Tuple(parts, ast.Load()), ast.Load())

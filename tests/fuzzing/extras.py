@@ -5,7 +5,8 @@ inverse hyperbolic functions (``math`` and NumPy), ``np.fmod``/``fmax``/``fmin``
 wrapped by a ``functools.wraps`` decorator, a helper called with some of its defaults
 left out or given by keyword, ``for``/``while`` loops with ``else``, and masks combined
 with ``&``, ``|``, ``^``, ``~``, views passed to a helper that writes into them, and
-masks of the matrix's own shape (read, and set to a number in a copy or in place).
+masks of the matrix's own shape (read, and set to a number in a copy or in place), and
+``np.diff`` with ``n=`` and ``axis=``.
 Each adds to a
 float the program already has, so the rest of the program is the one the seed gives
 without them, and every seed without ``extras`` keeps its program.
@@ -47,6 +48,7 @@ def extra_construct(writer, depth: int) -> None:
             bit_masks,
             views_to_writing_helper,
             matrix_masks,
+            differences_along_axes,
         ]
         writer.rng.choice(forms)(writer, depth)
     finally:
@@ -215,3 +217,14 @@ def matrix_masks(writer, depth: int) -> None:
         writer.emit(depth, f"m[{mask}] = 0.5 * {s}")
         writer.emit(depth, f"{writer.sum_target()} np.sum(m * m)")
     writer.tags.add("matrix_masks")
+
+
+def differences_along_axes(writer, depth: int) -> None:
+    """``np.diff`` of the matrix or a vector with ``n=`` or ``axis=`` given by keyword."""
+    vec, s = writer.rng.choice(writer.vectors), writer.scalar(1)
+    call = writer.rng.choice(
+        ["np.diff(m, axis=0)", "np.diff(m, n=2)", "np.diff(m, 2, axis=1)", "np.diff(m, axis=-2)"]
+        + [f"np.diff({vec}, n=2)", f"np.diff({vec} * {s}, axis=0)"]
+    )
+    writer.emit(depth, f"{writer.sum_target()} np.sum({call} ** 2) * {s}")
+    writer.tags.add("differences_along_axes")
