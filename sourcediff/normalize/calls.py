@@ -120,9 +120,8 @@ class CallFlattening:
         given |= {k.arg: k.value for k in call_keywords}
         if set(given) - {"a", "n", "axis"} or "a" not in given:
             raise self.fn.error(expr, "np.diff takes an array, n and axis here")
-        times, axis = (
-            _constant_int(given.get(k, ast.Constant(d))) for k, d in (("n", 1), ("axis", -1))
-        )
+        defaults = {"n": ast.Constant(1), "axis": ast.Constant(-1)}
+        times, axis = (rearrange.constant_int(given.get(k, defaults[k])) for k in ("n", "axis"))
         if times is None or times < 1 or axis is None:
             raise self.fn.error(expr, "np.diff takes its n and axis as constants (n = 1, 2, ...)")
         value = given["a"]
@@ -254,16 +253,6 @@ def path_ast(path: str) -> ast.expr:
         module, attr = path.split(".", 1)
         return ast.Attribute(ast.Name(module, ast.Load()), attr, ast.Load())
     return ast.Name(path, ast.Load())
-
-
-def _constant_int(node: ast.expr) -> int | None:
-    """The value of an integer literal (``-1`` included), else None."""
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-        inner = _constant_int(node.operand)
-        return None if inner is None else -inner
-    if isinstance(node, ast.Constant) and type(node.value) is int:
-        return node.value
-    return None
 
 
 def _along(array: ast.expr, axis: int, bounds: tuple) -> ast.Subscript:
