@@ -124,18 +124,15 @@ class CallFlattening:
         times, axis = (rearrange.constant_int(given.get(k, defaults[k])) for k in ("n", "axis"))
         if times is None or times < 1 or axis is None:
             raise self.fn.error(expr, "np.diff takes its n and axis as constants (n = 1, 2, ...)")
-        value = given["a"]
+        value = self.atom(given["a"])  # once: the slices below read it twice
         for _ in range(times):
             if axis == -1:
-                difference = self.library_call("np.diff", [self.atom(value)], [], expr)
+                temp = self.new_temp()
+                self.assign(temp, self.library_call("np.diff", [value], [], expr))
+                value = ast.Name(temp, ast.Load())
             else:
                 later, earlier = (_along(value, axis, part) for part in ((1, None), (None, -1)))
-                difference = self.atom(
-                    ast.copy_location(ast.BinOp(later, ast.Sub(), earlier), expr)
-                )
-            temp = self.new_temp()
-            self.assign(temp, difference)
-            value = ast.Name(temp, ast.Load())
+                value = self.atom(ast.copy_location(ast.BinOp(later, ast.Sub(), earlier), expr))
         return value
 
     def dtype_argument(self, value: ast.expr, call: ast.Call) -> ast.expr:
