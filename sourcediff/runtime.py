@@ -82,15 +82,6 @@ def reserve(tape, needed):
     return bigger
 
 
-@numba.njit(cache=True)
-def _copy_rows(target, source, count):
-    """``target[:count] = source[:count]`` for matrices, row by row: Numba compiles an
-    array assignment in seconds, this loop in a fraction of one."""
-    for i in range(count):
-        for j in range(source.shape[1]):
-            target[i, j] = source[i, j]
-
-
 def sum_to(g, like):
     """``g`` summed over the axes along which ``like`` was broadcast to ``g``'s shape.
 

@@ -10,6 +10,7 @@ from benchmark_kernels import kernel_module
 from reference import central_difference
 
 import sourcediff as sd
+from sourcediff.runtime import ADVANCE, RESTORE, REVERSE, TAKESHOT, revolve_next, revolve_schedule
 
 U0 = np.sin(np.linspace(0.0, 3.0, 200))
 
@@ -198,3 +199,27 @@ def test_auto_stores_values_whose_recomputation_would_rerun_long_chains(jit):
     grads = sd.grad(_rk4_decay, argnums=(0, 1, 2), jit=jit)(*args)
     expected = central_difference(_rk4_decay, args, (0, 1, 2))
     np.testing.assert_allclose(grads, expected, rtol=1e-7)
+
+
+@pytest.mark.parametrize("snapshots", [1, 2, 3, 5])
+@pytest.mark.parametrize("steps", [0, 1, 2, 7, 40, 333])
+def test_the_revolve_schedule_reverses_every_step_once_from_its_snapshots(steps, snapshots):
+    """Run the schedule on a counter for the loop's state: each action finds the state it
+    expects, iterations are reversed last to first, and no more slots are used than given."""
+    schedule, saved, state = revolve_schedule(steps, snapshots), {0: 0}, steps
+    reversed_steps = []
+    while revolve_next(schedule):
+        action, first, last = schedule[0, :3]
+        if action == RESTORE:
+            state = saved[first]
+        elif action == TAKESHOT:
+            assert state == last and 0 < first < snapshots
+            saved[first] = state
+        elif action == ADVANCE:
+            assert state == first < last
+            state = last
+        else:
+            assert action == REVERSE and state == first
+            reversed_steps.append(first)
+            state = first + 1
+    assert reversed_steps == list(range(steps - 1, -1, -1))
