@@ -321,7 +321,8 @@ def as_python(value):
 
 def shaped_like(gradient, argument):
     """``gradient`` as API.md promises it: an ndarray of ``argument``'s shape and dtype
-    for an ndarray (a 0-d array's adjoint is computed as a number), else as_python.
+    for an ndarray (a 0-d array's adjoint is computed as a number), an ``np.float32`` for
+    one, else as_python.
 
     >>> shaped_like(1.5, np.array(0.5))
     array(1.5)
@@ -330,6 +331,8 @@ def shaped_like(gradient, argument):
         if not (isinstance(gradient, np.ndarray) and gradient.shape == argument.shape):
             return np.asarray(gradient, dtype=argument.dtype).reshape(argument.shape)
         return gradient
+    if isinstance(argument, np.floating) and not isinstance(argument, float):
+        return type(argument)(gradient)  # np.float32 in, np.float32 out (np.float64 is a float)
     return as_python(gradient)
 
 

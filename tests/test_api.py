@@ -712,3 +712,13 @@ def test_vjp_gives_a_0d_array_argument_its_cotangent_as_grad_does():
 def test_generated_source_takes_args_or_a_signature_not_both():
     with pytest.raises(sd.ArgumentError, match="not both"):
         sd.adjoint_source(_sine_times, args=(0.5,), signature="float64")
+
+
+def test_a_float32_scalar_gets_a_float32_gradient():
+    """A gradient has the type of its input: np.float32 for np.float32 (np.float64 is a
+    Python float, and gets one)."""
+    import numpy as np
+
+    gx, gy = sd.grad(poly, argnums=(0, 1), jit=False)(np.float32(1.5), 0.5)
+    assert type(gx) is np.float32 and type(gy) is float
+    assert_close(float(gx), poly_grad(1.5, 0.5)[0], 1e-6, 0.0)
