@@ -22,6 +22,7 @@ import numpy as np
 
 from . import appends, fence
 from .appends import expand_appends
+from .astnodes import walk
 from .comprehensions import expand_comprehensions
 from .custom import CustomJVP, CustomVJP
 from .dict_params import Layout, dict_parameters
@@ -252,8 +253,14 @@ def _resolve_free_names(func, parsed: ParsedFunction, active: tuple[str, ...], n
     scope.update(closure)
     local = _local_names(parsed.node)
     resolved: dict[str, Resolved] = {}
+    arguments = parsed.node.args
+    # Defaults were evaluated where the function was defined (``c=k``, k of an enclosing
+    # function): their values are known, their names need not be.
+    defaults = {
+        id(n) for d in arguments.defaults + arguments.kw_defaults for n in walk(d or ast.Pass())
+    }
     for sub in ast.walk(parsed.node):
-        if not (isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load)):
+        if not (isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load)) or id(sub) in defaults:
             continue
         if sub.id in local or sub.id in resolved:
             continue

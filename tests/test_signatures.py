@@ -72,3 +72,21 @@ def test_cli_show_takes_a_signature():
     )
     assert result.returncode == 0, result.stderr
     assert "u0: array(float64, 1d, C)" in result.stdout
+
+
+def _loss_with_enclosing_defaults():
+    k = 3.0
+    w = np.array([1.0, 2.0])
+
+    def loss(x, c=k, v=w):
+        return x * x * c + np.sum(v * x)
+
+    return loss
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_defaults_naming_variables_of_an_enclosing_function(jit):
+    """``c=k`` was evaluated where ``loss`` was defined; ``k`` need not be a global."""
+    loss = _loss_with_enclosing_defaults()
+    assert sd.grad(loss, jit=jit)(2.0) == 2.0 * 2.0 * 3.0 + 3.0
+    assert sd.grad(loss, argnums=(0, 1), jit=jit)(2.0, 1.0) == (7.0, 4.0)
