@@ -272,3 +272,25 @@ def cubes_in_a_loop(x, n):
     for _ in range(n):
         s += np.sum(cube(x)) * s + 1.0
     return s
+
+
+@sd.custom_vjp
+def powers(t):
+    """``[t, t^2, t^3]``: a float in, an array out, with a vjp rule only."""
+    return np.array([t, t * t, t * t * t])
+
+
+def powers_fwd(t):
+    return powers(t), (t,)
+
+
+def powers_bwd(res, g):
+    (t,) = res
+    return (g[0] + 2.0 * t * g[1] + 3.0 * t * t * g[2],)
+
+
+powers.defvjp(powers_fwd, powers_bwd)
+
+
+def scaled_powers(t):
+    return 2.0 * powers(t)

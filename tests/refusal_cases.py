@@ -89,6 +89,14 @@ def differences_a_variable_number_of_times(x, n):
     return np.sum(np.diff(x, n) ** 2)  # <- refused
 
 
+def differences_along_a_variable_axis(A, k):
+    return np.sum(np.diff(A, axis=k) ** 2)  # <- refused
+
+
+def differences_with_a_keyword_numpy_lacks(A):
+    return np.sum(np.diff(A, prepend=0.0) ** 2)  # <- refused
+
+
 def sums_an_array_with_the_builtin(x):
     return sum(x) * 2.0  # <- refused
 

@@ -99,11 +99,15 @@ def test_reverse_mode_through_a_jvp_rule_with_an_array_argument_is_refused():
 @pytest.mark.parametrize("jit", [False, True])
 def test_jacobian_auto_takes_the_mode_a_rule_has(jit):
     """An array argument and a number out: reverse mode would be cheaper, but a custom_jvp
-    rule gives forward mode only."""
+    rule gives forward mode only (and the other way round for a custom_vjp rule)."""
     x = np.array([0.5, -1.5, 2.0])
     np.testing.assert_array_equal(sd.jacobian(c.scaled_sum, jit=jit)(x), [2.0, 2.0, 2.0])
     with pytest.raises(sd.SourceDiffError, match="float arguments only"):
         sd.jacobian(c.scaled_sum, mode="reverse", jit=jit)(x)
+    # One float in, three out: forward mode would be cheaper, the vjp rule gives reverse.
+    np.testing.assert_allclose(sd.jacobian(c.scaled_powers, jit=jit)(0.5), [2.0, 2.0, 1.5])
+    with pytest.raises(sd.SourceDiffError, match="only a custom_vjp rule"):
+        sd.jacobian(c.scaled_powers, mode="forward", jit=jit)(0.5)
 
 
 def test_a_rule_not_yet_defined_is_a_clear_error():

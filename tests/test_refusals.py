@@ -64,6 +64,12 @@ CASES = [
     Refusal(
         "diff-variable-n", rc.differences_a_variable_number_of_times, (np.ones(4), 2), "np.diff"
     ),
+    Refusal(
+        "diff-variable-axis", rc.differences_along_a_variable_axis, (np.ones((2, 3)), 0), "axis"
+    ),
+    Refusal(
+        "diff-prepend", rc.differences_with_a_keyword_numpy_lacks, (np.ones((2, 3)),), "np.diff"
+    ),
     Refusal("builtin-sum-of-array", rc.sums_an_array_with_the_builtin, (np.ones(3),), "np.sum"),
     Refusal("nested-def-as-value", rc.uses_nested_function_as_value, (1.5,), "called by name"),
     Refusal("def-inside-loop", rc.uses_def_inside_loop, (1.5,), "defined inside a block"),

@@ -327,6 +327,7 @@ def restorable_reads(node: ast.FunctionDef, temps: set[str], types) -> dict[int,
                 elif name:
                     deepest_write[name] = max(deepest_write.get(name, (0, 0)), depths[id(stmt)])
     bound = binding_counts(node)
+    arrays = {n for n, k in types.variables.items() if k.kind == "array"}
     aliases = alias_classes(node, types)
     restorable: dict[int, set[str]] = {}
     for stmt in walk(node):
@@ -334,9 +335,7 @@ def restorable_reads(node: ast.FunctionDef, temps: set[str], types) -> dict[int,
             isinstance(stmt, ast.Assign)
             and _target(stmt) in temps
             and ir.is_element_read(stmt.value)
-            and not _gathers(
-                stmt.value, {n for n, k in types.variables.items() if k.kind == "array"}
-            )
+            and not _gathers(stmt.value, arrays)
         ):
             array = stmt.value.value.id
             alone = aliases.get(array, {array}) <= {array, "np", "math"}

@@ -131,9 +131,17 @@ class NodeFacts:
 
 def statement_lists(node: ast.AST):
     """Every statement list (bodies and else branches) inside ``node``, outermost first."""
+    for stmts, _ in blocks_and_holders(node):
+        yield stmts
+
+
+def blocks_and_holders(node: ast.AST, holders: tuple = ()):
+    """Every statement list inside ``node``, outermost first, with the compound statements
+    holding it (inside ``node``); a list's statements are read once the caller has been
+    given the list, so a caller may rewrite it first."""
     for field in ("body", "orelse"):
         stmts = getattr(node, field, None)
         if isinstance(stmts, list) and stmts and isinstance(stmts[0], ast.stmt):
-            yield stmts
+            yield stmts, holders
             for stmt in list(stmts):
-                yield from statement_lists(stmt)
+                yield from blocks_and_holders(stmt, holders + (stmt,))

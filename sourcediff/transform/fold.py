@@ -51,6 +51,7 @@ from ..codegen import Comment
 from .cleanup import live_after_statements
 from .effects import (
     NodeFacts,
+    blocks_and_holders,
     has_effects,
     impure_calls,
     is_pure,
@@ -91,7 +92,7 @@ def _one_round(function: ast.FunctionDef, summaries) -> bool:
     counts = _Counts(function)
     liveness = _Liveness(function)
     changed = False
-    for stmts, holders in _blocks_and_holders(function.body, []):
+    for stmts, holders in blocks_and_holders(function):
         index = 0
         while index < len(stmts):
             if _rewrite_at(stmts, index, counts, liveness, summaries):
@@ -100,18 +101,6 @@ def _one_round(function: ast.FunctionDef, summaries) -> bool:
             else:
                 index += 1
     return changed
-
-
-def _blocks_and_holders(stmts: list[ast.stmt], holders: list[ast.stmt]):
-    """Every statement list under ``stmts`` (itself first, outermost first), with the
-    compound statements holding it; each list is asked for once the one before it has
-    been rewritten."""
-    yield stmts, holders
-    for stmt in list(stmts):
-        for field in ("body", "orelse"):
-            inner = getattr(stmt, field, None)
-            if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
-                yield from _blocks_and_holders(inner, holders + [stmt])
 
 
 class _Summaries:
