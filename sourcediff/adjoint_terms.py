@@ -27,13 +27,12 @@ be recorded for such a read.
 from __future__ import annotations
 
 import ast
-import copy
 import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from . import fancy, ir, joins, rules
-from .astnodes import walk
+from .astnodes import clone, walk
 from .errors import ModeRefusedError, SourceDiffError
 from .transform.tape import is_region, readable
 
@@ -177,7 +176,7 @@ def _scatter_terms(stmt, value: str, split, types, bar) -> list[Term]:
     source = ast.Subscript(_name(bar(element.value.id)), split.bar_index, ast.Load())
     region = is_region(source)
     value_type = types[value]
-    loop = {"over": split.array_index, "backwards": True, "zero": copy.deepcopy(source)}
+    loop = {"over": split.array_index, "backwards": True, "zero": clone(source)}
     if value_type.kind != "array":
         expr = reduce_broadcast(source, value, types) if region else source
         return [Term(value, expr, **loop)]
@@ -195,7 +194,7 @@ def _scatter_terms(stmt, value: str, split, types, bar) -> list[Term]:
 def _clamped(result_index: ast.expr, value: str) -> ast.expr:
     """``result_index`` with ``@k`` as ``min(@k, value.shape[axis] - 1)``: a value of
     length 1 along the gathered axis is broadcast to every ``k``."""
-    parts = fancy.parts_of(copy.deepcopy(result_index))
+    parts = fancy.parts_of(clone(result_index))
     axis = next(p for p, part in enumerate(parts) if isinstance(part, ast.Name))
     parts[axis] = ast.parse(f"min(k, {value}.shape[{axis}] - 1)", mode="eval").body
     parts[axis].args[0] = ast.Name(fancy.COUNTER, ast.Load())

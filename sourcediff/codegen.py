@@ -15,7 +15,6 @@ comments can sit between statements.
 from __future__ import annotations
 
 import ast
-import copy
 import linecache
 import os
 import re
@@ -23,7 +22,7 @@ import re
 import numpy as np
 
 from . import runtime
-from .astnodes import walk
+from .astnodes import clone, walk
 
 
 def _text(node: ast.AST) -> str:
@@ -36,7 +35,7 @@ def _text(node: ast.AST) -> str:
     """
     if not any(_signed_power_base(n) for n in walk(node)):
         return ast.unparse(node)  # nearly always: no copy
-    return ast.unparse(_SignedPowerBases().visit(copy.deepcopy(node)))
+    return ast.unparse(_SignedPowerBases().visit(clone(node)))
 
 
 def _signed_power_base(node: ast.AST) -> bool:
@@ -195,7 +194,7 @@ def with_local_array_constants(function: ast.FunctionDef, constants: dict) -> as
             renames[name] = local
     if not renames:
         return function
-    function = copy.deepcopy(function)
+    function = clone(function)
     for node in walk(function):
         if isinstance(node, ast.Name) and node.id in renames:
             node.id = renames[node.id]

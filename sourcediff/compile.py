@@ -100,9 +100,7 @@ def _write_atomically(path: Path, text: str) -> None:
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
+            handle.write(text)  # no fsync: a file cut short by a crash fails its checksum
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):

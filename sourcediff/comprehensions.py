@@ -26,8 +26,8 @@ def f(x, w):
 from __future__ import annotations
 
 import ast
-import copy
 
+from .astnodes import clone
 from .errors import UnsupportedSyntaxError
 
 COMPREHENSIONS = (ast.GeneratorExp, ast.ListComp)
@@ -143,7 +143,7 @@ class _Hoister(ast.NodeTransformer):
         for generator in reversed(comp.generators):
             for test in reversed(generator.ifs):
                 inner = [ast.If(renamed.visit(test), inner, [])]
-            target = renamed.visit(copy.deepcopy(generator.target))
+            target = renamed.visit(clone(generator.target))
             inner = [ast.For(target, renamed.visit(generator.iter), inner, [])]
         return inner[0]
 
@@ -192,7 +192,7 @@ def _length(sequence: ast.expr) -> ast.expr:
             for other in sequence.args[1:]:
                 length = ast.Call(ast.Name("min", ast.Load()), [length, _length(other)], [])
             return length
-    return ast.Call(ast.Name("len", ast.Load()), [copy.deepcopy(sequence)], [])
+    return ast.Call(ast.Name("len", ast.Load()), [clone(sequence)], [])
 
 
 def _assign(name: str, value: ast.expr) -> ast.Assign:

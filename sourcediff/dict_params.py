@@ -20,11 +20,11 @@ def f(p_w, p_b, x):
 from __future__ import annotations
 
 import ast
-import copy
 from collections.abc import Callable
 
 import numpy as np
 
+from .astnodes import clone
 from .errors import ArgumentError, UnsupportedSyntaxError
 
 Layout = dict[str, tuple[tuple[str, str], ...]]  # parameter -> ((key, flat name), ...)
@@ -84,7 +84,7 @@ def _dict_passes(node: ast.AST, helper_keys: HelperKeys):
 def flatten(node: ast.FunctionDef, layout: Layout, helper_keys=_no_helpers) -> ast.FunctionDef:
     """``node`` with each dict parameter replaced by its per-key parameters, also where it
     is passed on to a helper (which is flattened the same way)."""
-    node = copy.deepcopy(node)
+    node = clone(node)
     args = []
     for arg in node.args.args:
         entries = layout.get(arg.arg, ())

@@ -20,10 +20,10 @@ from __future__ import annotations
 import ast
 import contextlib
 import contextvars
-import copy
 import functools
 
 from . import rule as shared
+from .astnodes import clone
 from .rule import POW_X, POW_Y, POW_Y_ARRAY, UNARY_MATH, WHERE_SIGN, Rule, row
 from .rules_numpy import array_rows, numpy_rows
 
@@ -216,6 +216,6 @@ def instantiate(template: str, holes: dict[str, ast.expr]) -> ast.expr:
 
     class Fill(ast.NodeTransformer):
         def visit_Name(self, node: ast.Name) -> ast.expr:
-            return copy.deepcopy(holes[node.id]) if node.id in holes else node
+            return clone(holes[node.id]) if node.id in holes else node
 
-    return Fill().visit(copy.deepcopy(_template(template)))
+    return Fill().visit(clone(_template(template)))

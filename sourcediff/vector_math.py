@@ -26,12 +26,13 @@ Python float and raise on overflow.
 from __future__ import annotations
 
 import ast
-import copy
 import math
 
 import numba
 from numba import types
 from numba.extending import intrinsic
+
+from .astnodes import clone
 
 HELPERS = ("exp", "tanh")
 # The calls rewritten, by dotted name. Not ``math``'s: from Python ``math.exp`` raises on
@@ -56,7 +57,7 @@ def with_vector_math(function: ast.FunctionDef, dtypes: dict[str, str]) -> ast.F
     taken = {n.id for n in ast.walk(function) if isinstance(n, ast.Name)}
     if not any(_rewritten(node, taken) for node in ast.walk(function)):
         return function  # most functions: no copy
-    function = copy.deepcopy(function)
+    function = clone(function)
     for node in ast.walk(function):
         if name := _rewritten(node, taken):
             node.func = ast.Name(name, ast.Load())

@@ -30,10 +30,9 @@ of that block then starts by recomputing it (:func:`replayed_prefix`).
 from __future__ import annotations
 
 import ast
-import copy
 
 from .. import ir
-from ..astnodes import walk
+from ..astnodes import clone, walk
 from . import liveness
 from .recompute import names_read
 
@@ -66,7 +65,7 @@ def replayed_bounds(node: ast.FunctionDef, counters: dict) -> dict[int, ast.Assi
 
 def replayed_prefix(stmts: list[ast.stmt], replayed: dict[int, ast.Assign]) -> list[ast.stmt]:
     """Copies of the replayed definitions in ``stmts``, in order: the start of its reverse."""
-    return [copy.deepcopy(s) for s in stmts if id(s) in replayed]
+    return [clone(s) for s in stmts if id(s) in replayed]
 
 
 def replay_operands(stmt: ast.Assign) -> set[str]:

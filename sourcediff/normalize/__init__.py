@@ -22,9 +22,9 @@ user's function; it is also the primal that ``sd.jit`` compiles.
 from __future__ import annotations
 
 import ast
-import copy
 from dataclasses import dataclass, field
 
+from ..astnodes import clone
 from ..codegen import constant_text
 from ..errors import SourceDiffError
 from ..naming import Namer
@@ -95,7 +95,7 @@ def _normalize_one(fn: ParsedFunction, bodies: dict, constant_names: set[str], t
             helper = resolved.helper
             helper_node, helper_temps, _ = _normalize_one(helper, bodies, constant_names, top)
             bodies[resolved.helper.name] = (helper_node, helper_temps)
-    node = copy.deepcopy(fn.node)
+    node = clone(fn.node)
     expand_enumerate_zip(node, Namer.for_tree(node, RESERVED | constant_names | set(bodies)))
     node = split_tuple_variables(fn, node)
     namer = Namer.for_tree(node, RESERVED | constant_names | set(bodies))

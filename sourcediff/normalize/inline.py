@@ -12,8 +12,8 @@ inlined statements keep the helper's file and lines for the origin comments.
 from __future__ import annotations
 
 import ast
-import copy
 
+from ..astnodes import clone
 from ..naming import Namer
 from ..parse import ParsedFunction
 
@@ -28,7 +28,7 @@ class _Rename(ast.NodeTransformer):
             return node
         if isinstance(node.ctx, ast.Store):
             return ast.copy_location(ast.Name(new.id, ast.Store()), node)
-        return ast.copy_location(copy.deepcopy(new), node)
+        return ast.copy_location(clone(new), node)
 
 
 def inline_calls(stmts: list[ast.stmt], caller: ParsedFunction, bodies, namer: Namer, temps):
@@ -84,7 +84,7 @@ def _expand(stmt: ast.Assign, helper: ParsedFunction, normalized, namer: Namer, 
         else:
             new = namer.fresh(f"{helper.name}_{local}")
         names[local] = ast.Name(new, ast.Load())
-    body = [_Rename(names).visit(copy.deepcopy(s)) for s in node.body]
+    body = [_Rename(names).visit(clone(s)) for s in node.body]
     result = body.pop()
     return prologue + body + _bind_result(stmt, result, helper, namer, temps)
 

@@ -34,8 +34,8 @@ t7 / t1
 from __future__ import annotations
 
 import ast
-import copy
 
+from ..astnodes import clone
 from .rearrange import constant_int
 
 REWRITTEN = {"np.mean", "np.var", "np.std", "norm", "np.max", "np.min", "np.prod", "np.sum"}
@@ -152,11 +152,11 @@ def _sum(flat, x: ast.expr, axes) -> ast.expr:
 def _count(flat, x: ast.expr, axes) -> ast.expr:
     """The number of elements reduced: the product of ``x.shape[axis]``, or ``x.size``."""
     if axes is None:
-        return _named(flat, ast.Attribute(copy.deepcopy(x), "size", ast.Load()))
+        return _named(flat, ast.Attribute(clone(x), "size", ast.Load()))
     count = None
     for axis in axes:
-        shape = ast.Attribute(copy.deepcopy(x), "shape", ast.Load())
-        length = _named(flat, ast.Subscript(shape, copy.deepcopy(axis), ast.Load()))
+        shape = ast.Attribute(clone(x), "shape", ast.Load())
+        length = _named(flat, ast.Subscript(shape, clone(axis), ast.Load()))
         count = length if count is None else _operation(flat, count, ast.Mult(), length)
     return count
 
@@ -164,8 +164,8 @@ def _count(flat, x: ast.expr, axes) -> ast.expr:
 def _call(flat, path: str, args, keywords=()) -> ast.expr:
     from .calls import path_ast
 
-    args = [copy.deepcopy(a) for a in args]
-    return ast.Call(path_ast(path), args, [copy.deepcopy(k) for k in keywords])
+    args = [clone(a) for a in args]
+    return ast.Call(path_ast(path), args, [clone(k) for k in keywords])
 
 
 def _operation(flat, left, op, right) -> ast.Name:
@@ -174,7 +174,7 @@ def _operation(flat, left, op, right) -> ast.Name:
 
 def _binary(left, op, right) -> ast.BinOp:
     """``left op right`` on copies: a node appears once in the tree."""
-    return ast.BinOp(copy.deepcopy(left), op, copy.deepcopy(right))
+    return ast.BinOp(clone(left), op, clone(right))
 
 
 def _named(flat, value: ast.expr) -> ast.expr:

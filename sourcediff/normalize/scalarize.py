@@ -50,12 +50,12 @@ order, so compiled results are bit for bit those of the array code.
 from __future__ import annotations
 
 import ast
-import copy
 from collections import Counter
 
 from .. import ir
 from ..analysis.sharing import alias_classes
 from ..analysis.types import VarType
+from ..astnodes import clone
 from .elements import ElementReader, Shapes, axis_index, index_key, length_index
 from .flatten import repeatable
 from .loops import add_trip_counters
@@ -126,7 +126,7 @@ class Scalarizer:
     def emit(self, region: Region, live: set[str]) -> list[ast.stmt]:
         origin = region.stmts[0]
         before = list(region.before)
-        before += [copy.deepcopy(region.views[n]) for n in region.views if n in live]
+        before += [clone(region.views[n]) for n in region.views if n in live]
         lengths = [self.length(dim, before) for dim in region.shape]
         axes = [self.namer.fresh("j") for _ in region.shape]
         names = {axis_index(k): name for k, name in enumerate(axes)}
@@ -310,7 +310,7 @@ def _range(length: ast.expr) -> ast.Call:
 def _renamed(node: ast.expr, axes: dict[str, str], renames: dict | None = None) -> ast.expr:
     """A copy of ``node`` with axis placeholders and renamed names replaced."""
     table = {**axes, **(renames or {})}
-    node = copy.deepcopy(node)
+    node = clone(node)
     for child in ast.walk(node):
         if isinstance(child, ast.Name) and child.id in table:
             child.id = table[child.id]

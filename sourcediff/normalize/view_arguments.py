@@ -32,9 +32,9 @@ def f(u, c):
 from __future__ import annotations
 
 import ast
-import copy
 
 from ..analysis.sharing import alias_classes, possible_views
+from ..astnodes import clone
 from ..custom_writes import argument_write
 from ..transform.effects import names_written, statement_lists
 
@@ -83,7 +83,7 @@ def _without_helper_statements(fn, node: ast.FunctionDef) -> ast.FunctionDef:
     a statement nothing (the alias classes join every name of a call statement, in case it
     stores one argument in another, which a helper cannot do), and ``r = h(a, b)`` ``r``
     with the arguments ``h`` may return a view of."""
-    copied = copy.deepcopy(node)
+    copied = clone(node)
     for block in statement_lists(copied):
         block[:] = [s for s in block if _helper_of(fn, s) is None or not isinstance(s, ast.Expr)]
         block[:] = block or [ast.Pass()]

@@ -24,8 +24,9 @@ u_bar += 2.0 * w
 from __future__ import annotations
 
 import ast
-import copy
 from collections.abc import Callable
+
+from ..astnodes import clone
 
 
 def accumulate_arrays(
@@ -83,7 +84,7 @@ def _replacing(new: ast.stmt, old: ast.stmt) -> ast.stmt:
 
 
 def _loaded(target: ast.expr) -> ast.expr:
-    loaded = copy.deepcopy(target)
+    loaded = clone(target)
     for node in ast.walk(loaded):
         if hasattr(node, "ctx"):
             node.ctx = ast.Load()

@@ -43,10 +43,9 @@ computed and where it is now computed, so results are bit for bit the same.
 from __future__ import annotations
 
 import ast
-import copy
 from collections import Counter
 
-from ..astnodes import walk
+from ..astnodes import clone, walk
 from ..codegen import Comment
 from .cleanup import live_after_statements
 from .effects import (
@@ -328,5 +327,5 @@ class _Substitute(ast.NodeTransformer):
 
     def visit_Name(self, node: ast.Name) -> ast.expr:
         if node.id == self.name and isinstance(node.ctx, ast.Load):
-            return copy.deepcopy(self.value)
+            return clone(self.value)
         return node

@@ -29,11 +29,10 @@ elements, each runs exactly the operations it ran before, and no rounding change
 from __future__ import annotations
 
 import ast
-import copy
 
 from .. import ir
 from ..analysis.sharing import alias_classes
-from ..astnodes import walk
+from ..astnodes import clone, walk
 from ..codegen import Comment
 from .cleanup import live_after_statements
 from .effects import is_pure, names_read, names_written
@@ -217,5 +216,5 @@ def _plus_one(expr: ast.expr) -> ast.expr:
         return ast.Constant(expr.value + 1)
     if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Sub):
         if isinstance(expr.right, ast.Constant) and expr.right.value == 1:
-            return copy.deepcopy(expr.left)
-    return ast.BinOp(copy.deepcopy(expr), ast.Add(), ast.Constant(1))
+            return clone(expr.left)
+    return ast.BinOp(clone(expr), ast.Add(), ast.Constant(1))

@@ -30,9 +30,9 @@ records included, and its reverse sweep:
 from __future__ import annotations
 
 import ast
-import copy
 
 from .. import ir
+from ..astnodes import clone
 from ..runtime import ADVANCE, RESTORE, TAKESHOT  # the revolve protocol, defined once
 from .records import RerunLoop, Schedule
 from .simplify import simplify
@@ -120,7 +120,7 @@ class Revolve(_Rerun):
         advance = ast.For(
             ast.Name(it, ast.Store()),
             ast.parse(f"range({first}, {last})", mode="eval").body,
-            [iteration_index(loop, it)] + copy.deepcopy(without_exit(loop.body)),
+            [iteration_index(loop, it)] + clone(without_exit(loop.body)),
             [],
         )
         take = _parse(f"{slot} = {first}") + state.take(slot)

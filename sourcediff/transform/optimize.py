@@ -63,9 +63,9 @@ unoptimized three-address form).
 from __future__ import annotations
 
 import ast
-import copy
 import os
 
+from ..astnodes import clone
 from .cleanup import drop_dead_stores
 from .cse import share_common_subexpressions
 from .effects import statement_lists
@@ -100,7 +100,10 @@ def optimize(
     what its result depends on (slicing.py); with ``shapes`` (symbolic shapes of its
     names, analysis/static_shapes.py), array adjoints bound to their first contribution;
     with ``ranks`` (of its arrays), increments' adjoints left in place (passthrough.py)."""
-    function = unshared(copy.deepcopy(function))
+    # The builders reuse one node in several places (a statement recomputed in both
+    # sweeps); the passes rewrite nodes in place and key facts by ``id``: the copy gives
+    # each place its own node.
+    function = clone(function)
     if not enabled():
         return function
     if result_only:
@@ -143,37 +146,3 @@ def drop_implied_zeroings(function: ast.FunctionDef) -> None:
     """
     for block in statement_lists(function):
         block[:] = [s for s in block if not getattr(s, "implied", False)] or [ast.Pass()]
-
-
-def unshared(tree: ast.AST) -> ast.AST:
-    """``tree`` with every node that appears more than once replaced by its own copy.
-
-    The builders reuse one node in several places (a recomputed statement in the forward
-    and the reverse sweep); the passes rewrite nodes in place and key facts by ``id``, so
-    each place must hold its own node.
-
-    >>> fn = ast.parse("def f():\\n    pass").body[0]
-    >>> shared = ast.parse("t = x * 2.0").body[0]
-    >>> fn.body = [shared, shared]
-    >>> fn = unshared(fn)
-    >>> fn.body[0] is fn.body[1]
-    False
-    """
-    seen: set[int] = set()
-    pending = [tree]
-    while pending:
-        node = pending.pop()
-        for field, value in ast.iter_fields(node):
-            children = value if isinstance(value, list) else [value]
-            for index, child in enumerate(children):
-                if not isinstance(child, ast.AST):
-                    continue
-                if id(child) in seen:
-                    child = copy.deepcopy(child)
-                    if isinstance(value, list):
-                        value[index] = child
-                    else:
-                        setattr(node, field, child)
-                seen.add(id(child))
-                pending.append(child)
-    return tree

@@ -42,6 +42,8 @@ import ast
 import copy
 from dataclasses import dataclass, field
 
+from ..astnodes import clone
+
 
 def _parse(source: str) -> list[ast.stmt]:
     return ast.parse(source).body
@@ -291,7 +293,7 @@ def count_bytes(stmts: list[ast.stmt], total: str) -> list[ast.stmt]:
             new.orelse = count_bytes(stmt.orelse, total)
             out.append(new)
         else:
-            out.append(copy.deepcopy(stmt))
+            out.append(clone(stmt))
     return out
 
 

@@ -12,11 +12,10 @@ variables, so results are bit-for-bit those of the unsimplified code.
 from __future__ import annotations
 
 import ast
-import copy
 import operator
 
 from .. import ir
-from ..astnodes import walk
+from ..astnodes import clone, walk
 
 
 def _const(node: ast.expr):
@@ -115,7 +114,7 @@ def _fold(op: ast.operator, a: int, b: int):
 
 def simplify(expr: ast.expr) -> ast.expr:
     """A simplified copy of ``expr`` (see module docstring)."""
-    return _Simplify().visit(copy.deepcopy(expr))
+    return _Simplify().visit(clone(expr))
 
 
 def tidy_reversed_ranges(function: ast.FunctionDef) -> bool:

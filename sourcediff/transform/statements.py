@@ -9,12 +9,11 @@ an integer-array index becomes one contribution per index (``sourcediff.fancy``)
 from __future__ import annotations
 
 import ast
-import copy
 
 from .. import fancy, ir
 from ..adjoint_terms import adjoint_reads, adjoint_terms
 from ..analysis.recompute import names_read
-from ..astnodes import walk
+from ..astnodes import clone, walk
 from .simplify import simplify
 
 
@@ -101,7 +100,7 @@ class StatementAdjoints:
             for sub in walk(part):
                 if isinstance(sub, ast.Name):
                     visit(sub.id)
-        return [copy.deepcopy(self.recomputed[name]) for name in order]
+        return [clone(self.recomputed[name]) for name in order]
 
     def accumulate(self, name: str, expr: ast.expr, index: ast.expr | None = None) -> ast.stmt:
         target = ast.Name(self.bar(name), ast.Store())

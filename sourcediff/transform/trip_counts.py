@@ -29,11 +29,10 @@ Integer arithmetic only; an empty range stays empty (``b - 1 <= a - 1``).
 from __future__ import annotations
 
 import ast
-import copy
 from collections import Counter
 
 from .. import ir
-from ..astnodes import walk
+from ..astnodes import clone, walk
 from .simplify import tidy_reversed_ranges
 
 
@@ -139,9 +138,9 @@ def _replay(call: ast.Call, counts: dict[str, ast.expr]) -> bool:
             len(bounds) == 1 or _is_constant(bounds[0], 0)
         ):
             return False
-        call.args[0] = ast.BinOp(copy.deepcopy(bounds[-1]), ast.Sub(), ast.Constant(1))
+        call.args[0] = ast.BinOp(clone(bounds[-1]), ast.Sub(), ast.Constant(1))
         return True
-    first.right.left = copy.deepcopy(counts[count])  # ``a + (n - 1)``: tidied afterwards
+    first.right.left = clone(counts[count])  # ``a + (n - 1)``: tidied afterwards
     return True
 
 
