@@ -59,6 +59,7 @@ class Dataflow:
     def __init__(self):
         self.changed = False  # some rewrite happened
         self.settling = False  # inside a loop whose head is not known yet
+        self.warm: dict | None = None  # heads of inner loops while an outer one settles
 
     def simple(self, stmt: ast.stmt, facts: frozenset) -> frozenset:
         """The facts on the far side of the simple statement ``stmt``."""
@@ -129,7 +130,13 @@ class Dataflow:
             head = self.header(loop, outside)
         else:  # forward, the target's old value is gone; backward, a use after the loop
             head = outside if self.backward else outside - bound  # may still read it
-        settling, self.settling = self.settling, True
+        if self.settling and loop in self.warm:
+            # An enclosing loop settles: its rounds reach this loop with facts that only
+            # grow (may) or shrink (must), so the head found last time lies between the
+            # first facts and the new fixed point: fewer rounds reach the same head.
+            head = self.join(head, self.warm[loop])
+        warm, settling = self.warm, self.settling
+        self.warm, self.settling = {}, True
         while True:
             end = self.block(loop.body, self._body_facts(loop, head))
             new = self.join(head, end - bound)
@@ -137,7 +144,9 @@ class Dataflow:
             if new == head:
                 break
             head = new
-        self.settling = settling
+        self.warm, self.settling = warm, settling
+        if settling:
+            self.warm[loop] = head
         return head
 
     def _body_facts(self, loop: ast.For | ast.While, head: frozenset) -> frozenset:

@@ -109,21 +109,7 @@ def optimize(
     if result_only:
         slice_to_result(function)
     replay_invariant_ranges(function)
-    for _ in range(MAX_ROUNDS):
-        changed = assign_first_contributions(function)
-        changed |= forward_array_adjoints(function)
-        if shapes is not None:
-            changed |= bind_first_contributions(function, shapes)
-        changed |= share_common_subexpressions(function)
-        if ranks is not None:
-            changed |= drop_repeated_reads(function, ranks)
-        changed |= fold_temporaries(function)
-        changed |= drop_dead_stores(function)
-        changed |= tidy_reversed_ranges(function)
-        if ranks is not None:
-            changed |= pass_through_increments(function, ranks)
-        if not changed:
-            break
+    _to_fixed_point(function, _passes(shapes, ranks))
     if shapes is not None:
         swap_first_contributions(function, shapes)
     drop_implied_zeroings(function)
@@ -131,6 +117,43 @@ def optimize(
         run_independent_loops_forward(function, ranks)
     merge_stack_moves(function)
     return function
+
+
+def _passes(shapes: dict | None, ranks: dict | None) -> list:
+    """Passes 1-9 in their order; those that need ``shapes`` or ``ranks`` only given them."""
+    passes = [assign_first_contributions, forward_array_adjoints]
+    if shapes is not None:
+        passes.append(lambda function: bind_first_contributions(function, shapes))
+    passes.append(share_common_subexpressions)
+    if ranks is not None:
+        passes.append(lambda function: drop_repeated_reads(function, ranks))
+    passes += [fold_temporaries, drop_dead_stores, tidy_reversed_ranges]
+    if ranks is not None:
+        passes.append(lambda function: pass_through_increments(function, ranks))
+    return passes
+
+
+def _to_fixed_point(function: ast.FunctionDef, passes: list) -> None:
+    """Run ``passes`` in order, round after round, until a round changes nothing.
+
+    A pass that found nothing to change is skipped until another pass changes the
+    function: each pass reads only the function, so it would find nothing again. The
+    last round, which only confirms the fixed point, then runs the passes that precede
+    the last change, not all of them.
+    """
+    version = 0  # how many times a pass changed the function
+    found_nothing_at: dict[int, int] = {}  # pass -> the version it last found nothing in
+    for _ in range(MAX_ROUNDS):
+        start = version
+        for index, run in enumerate(passes):
+            if found_nothing_at.get(index) == version:
+                continue
+            if run(function):
+                version += 1
+            else:
+                found_nothing_at[index] = version
+        if version == start:
+            return
 
 
 def drop_implied_zeroings(function: ast.FunctionDef) -> None:

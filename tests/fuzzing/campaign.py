@@ -107,8 +107,9 @@ def close(actual, expected, rtol=1e-5, atol=1e-6) -> bool:
     )
 
 
-def check(f, args, policy, jit: bool, reference) -> tuple[str, str]:
-    """``(outcome, detail)`` of one program under one policy."""
+def check(f, args, policy, jit: bool, reference, dict_variant=True) -> tuple[str, str]:
+    """``(outcome, detail)`` of one program under one policy (and, with ``dict_variant``,
+    of its dict-of-parameters variant, when the program has one)."""
     import sourcediff as sd
     from sourcediff.verify import VerificationError
 
@@ -132,7 +133,7 @@ def check(f, args, policy, jit: bool, reference) -> tuple[str, str]:
             return "wrong", "the caller's arrays end in another state than with the function"
     if reference is not None and not close(grads, reference):
         return "wrong", f"gradient {grads} != reference {reference}"
-    if "f_dict" in f.__globals__:
+    if dict_variant and "f_dict" in f.__globals__:
         return _check_dict_variant(f.__globals__["f_dict"], args, policy, jit, reference)
     return "ok", ""
 
