@@ -250,8 +250,9 @@ class Specializer:
         return self.call(*self.primal_module(), args)
 
     def record_bytes(self, built, args: tuple) -> int:
-        """What the derivative in ``built`` records for ``args`` (its counting function)."""
-        counting = pipeline.load(built, built.record_bytes, self.jit)
+        """What the derivative in ``built`` records for ``args`` (its counting function;
+        without loops, it runs in Python: a few operations, not worth a compile)."""
+        counting = pipeline.load(built, built.record_bytes, self.jit and built.counting_loops)
         return int(self.call(built, counting, copies(args)))
 
     def run_vjp(self, args: tuple, seeds: tuple):

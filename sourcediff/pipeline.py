@@ -53,6 +53,7 @@ from .parse import ParsedFunction, parse_function
 from .plan import AutoPlan, cheaper_to_rerun, has_time_loop, make_plan
 from .sources import literal_defaults
 from .transform import optimize as optimizer
+from .transform.counting import has_loops
 from .transform.forward import build_tangent
 from .transform.reverse import AdjointSpec, build_adjoint
 from .transform.signature import written_params
@@ -102,6 +103,7 @@ class Built:
     record_bytes: str = ""
     shadow: str = ""  # verifier mode: the shadow primal that logs what the checks read
     time_loops: bool = False  # whether policy "auto" has loops it could checkpoint
+    counting_loops: bool = True  # whether the counting function loops (else it runs in Python)
     externals: dict = field(default_factory=dict)  # functions with user rules, by name
     fastmath: bool = False  # compiled with Numba's fastmath
     written: tuple = ()  # the array parameters it writes into (the caller sees the writes)
@@ -222,6 +224,7 @@ def _build_adjoint_module(parsed: ParsedFunction, request: Request) -> Built:
     fastmath, written = request.fastmath, tuple(meta["written"])
     built = Built(str(path), *names[:2], outputs, kind, names[2], shadow, loops)
     built.fastmath, built.written = fastmath, written
+    built.counting_loops = meta.get("counting_loops", True)
     return built
 
 
@@ -239,6 +242,7 @@ def _write_adjoint_module(parsed, request: Request, path, names: tuple, shadow: 
     _dump("reverse", _function_text(built.vjp, nf))
     functions = [primal, optimized(built.vjp, parsed, built.shapes, built.ranks)]
     functions += [optimized(f, parsed) for f in (built.counting, built.shadow) if f is not None]
+    counting = functions[2] if built.counting is not None else None
     dtypes = {name: t.dtype for name, t in types.variables.items()}
     texts = [_function_text(f, nf, dtypes) for f in functions]
     _dump("optimize", texts[1])
@@ -246,6 +250,7 @@ def _write_adjoint_module(parsed, request: Request, path, names: tuple, shadow: 
     time_loops = has_time_loop(nf.node, types) and built.records
     meta = {"outputs": outputs, "result": types.result.kind, "time_loops": time_loops}
     meta["written"] = written_params(nf.params, nf.node, types)
+    meta["counting_loops"] = counting is not None and has_loops(counting)
     with stage("codegen", parsed.name):
         text = module_source(header_text(parsed, request, wrt), nf.constants, texts)
         compile_stage.write_module(path, text, meta)

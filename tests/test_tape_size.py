@@ -223,3 +223,30 @@ def test_the_revolve_schedule_reverses_every_step_once_from_its_snapshots(steps,
             reversed_steps.append(first)
             state = first + 1
     assert reversed_steps == list(range(steps - 1, -1, -1))
+
+
+@pytest.mark.parametrize(
+    ("func", "args", "policy"),
+    [
+        (g.heat, (U0, 0.2, 37), "store"),
+        (g.heat, (U0, 0.2, 37), sd.Checkpoint(snapshots=3)),
+        (g.logistic, (3.1, 0.2, 25), "store"),
+        (g.pair_energy, (np.linspace(0.0, 1.0, 9), 0.5), "store"),
+    ],
+    ids=["heat", "heat-checkpoint", "logistic", "pair_energy"],
+)
+def test_loops_of_constant_records_are_counted_by_multiplying(func, args, policy, monkeypatch):
+    """A loop that records the same bytes every iteration is counted as trips x bytes
+    (heat's and logistic's counting functions keep no loop, so "auto" need not compile
+    them); the count is the loops' count, which the optimizer turned off keeps."""
+    argnums = (0, 1)
+    folded = sd.tape_size(func, *args, argnums=argnums, policy=policy)
+    source = sd.adjoint_source(func, argnums=argnums, args=args, policy=policy)
+    counting = source[source.index("_record_bytes(") :]
+    assert "len(range(" in counting
+    if func is not g.pair_energy and not isinstance(policy, sd.Checkpoint):
+        assert "for " not in counting
+    monkeypatch.setenv("SOURCEDIFF_OPTIMIZE", "0")
+    looped = sd.adjoint_source(func, argnums=argnums, args=args, policy=policy)
+    assert "for " in looped[looped.index("_record_bytes(") :]
+    assert sd.tape_size(func, *args, argnums=argnums, policy=policy) == folded > 0

@@ -1,6 +1,6 @@
 """Stage "optimize": generated functions as an expert would write them, bit for bit the same.
 
-Nine passes run over each generated function (primal, derivative, record
+Ten passes run over each generated function (primal, derivative, record
 count, shadow) until none changes anything:
 
 1. ``assign_first_contributions`` (zeros.py): ``s_bar += g`` becomes
@@ -24,7 +24,11 @@ count, shadow) until none changes anything:
    recomputed runs ``range(b - 1, a - 1, -1)``;
 9. ``pass_through_increments`` (passthrough.py): the reverse of ``a[i] += e`` no
    longer zeroes ``a_bar[i]`` to add the same value back (the derivative only: it
-   needs the arrays' ranks).
+   needs the arrays' ranks);
+10. ``count_by_multiplying`` (counting.py, the counting function only): a loop that
+    adds the same bytes every iteration becomes one multiplication.
+
+A pass that found nothing is not run again until another pass changes the function.
 
 Then, once, on the derivative, ``swap_first_contributions`` (first_arrays.py):
 ``add_into(a_bar, b_bar); b_bar.fill(0.0)`` with ``a_bar`` certainly zero becomes the
@@ -67,6 +71,7 @@ import os
 
 from ..astnodes import clone
 from .cleanup import drop_dead_stores
+from .counting import count_by_multiplying
 from .cse import share_common_subexpressions
 from .effects import statement_lists
 from .first_arrays import bind_first_contributions, swap_first_contributions
@@ -109,7 +114,7 @@ def optimize(
     if result_only:
         slice_to_result(function)
     replay_invariant_ranges(function)
-    _to_fixed_point(function, _passes(shapes, ranks))
+    _to_fixed_point(function, _passes(shapes, ranks, counting=result_only))
     if shapes is not None:
         swap_first_contributions(function, shapes)
     drop_implied_zeroings(function)
@@ -119,8 +124,9 @@ def optimize(
     return function
 
 
-def _passes(shapes: dict | None, ranks: dict | None) -> list:
-    """Passes 1-9 in their order; those that need ``shapes`` or ``ranks`` only given them."""
+def _passes(shapes: dict | None, ranks: dict | None, counting: bool) -> list:
+    """Passes 1-10 in their order; those that need ``shapes`` or ``ranks`` only given
+    them, the last only for the ``counting`` function."""
     passes = [assign_first_contributions, forward_array_adjoints]
     if shapes is not None:
         passes.append(lambda function: bind_first_contributions(function, shapes))
@@ -130,6 +136,8 @@ def _passes(shapes: dict | None, ranks: dict | None) -> list:
     passes += [fold_temporaries, drop_dead_stores, tidy_reversed_ranges]
     if ranks is not None:
         passes.append(lambda function: pass_through_increments(function, ranks))
+    if counting:
+        passes.append(count_by_multiplying)
     return passes
 
 

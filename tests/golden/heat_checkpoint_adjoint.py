@@ -191,8 +191,7 @@ def heat_record_bytes(u0, alpha, steps):
     recorded_bytes += 4 * v.nbytes
     for _ in range(steps):
         iteration_bytes = 0
-        for i in range(1, n - 1):
-            iteration_bytes += 8
+        iteration_bytes += len(range(1, n - 1)) * 8
         u, v = (v, u)
         peak_bytes = max(peak_bytes, iteration_bytes)
     recorded_bytes += revolve_bytes(n_iter, 4)

@@ -60,6 +60,5 @@ def logistic_vjp(k, y0, n, logistic_bar):
 def logistic_record_bytes(k, y0, n):
     recorded_bytes = 0
     peak_bytes = 0
-    for _ in range(n):
-        recorded_bytes += 8
+    recorded_bytes += len(range(n)) * 8
     return recorded_bytes + peak_bytes

@@ -80,7 +80,5 @@ def pair_energy_record_bytes(x, k):
     peak_bytes = 0
     n = x.shape[0]
     for i in range(n):
-        for j in range(i + 1, n):
-            recorded_bytes += 8
-            recorded_bytes += 8
+        recorded_bytes += len(range(i + 1, n)) * 16
     return recorded_bytes + peak_bytes
