@@ -241,22 +241,25 @@ def invariant_trip_counts(node: ast.FunctionDef, counters: dict) -> set[int]:
     found: set[int] = set()
     bindings = liveness.binding_counts(node)
 
-    def visit(block: list[ast.stmt], changed: set[str] | None) -> None:
+    def visit(block: list[ast.stmt], changed: set[str] | None, outer: list) -> None:
+        """``outer``: the statements before ``block`` in the blocks enclosing it, inside
+        the outermost loop (a name bound once there keeps its value inside ``block``)."""
         for index, stmt in enumerate(block):
             counter = counters.get(stmt) if isinstance(stmt, ast.For) else None
             if changed is not None and counter is not None and not counter.running and index:
                 before = block[index - 1]
                 counted = isinstance(before, ast.Assign) and ir.target_name(before) == counter.name
-                fixed = _Fixed(block[: index - 1], changed, bindings)
+                fixed = _Fixed(outer + block[: index - 1], changed, bindings)
                 if counted and all(fixed.holds(name) for name in names_read(stmt.iter)):
                     found.add(id(before))
+            inner = [] if changed is None else outer + block[:index]
             if isinstance(stmt, (ast.For, ast.While)):
-                visit(stmt.body, (changed or set()) | liveness.modified([stmt]))
+                visit(stmt.body, (changed or set()) | liveness.modified([stmt]), inner)
             elif isinstance(stmt, ast.If):
-                visit(stmt.body, changed)
-                visit(stmt.orelse, changed)
+                visit(stmt.body, changed, inner)
+                visit(stmt.orelse, changed, inner)
 
-    visit(node.body, None)
+    visit(node.body, None, [])
     return found
 
 
