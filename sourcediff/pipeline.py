@@ -241,8 +241,9 @@ def _write_adjoint_module(parsed, request: Request, path, names: tuple, shadow: 
         built = build_adjoint(nf, types, active, recording, recomputed, spec, outputs)
     _dump("reverse", _function_text(built.vjp, nf))
     functions = [primal, optimized(built.vjp, parsed, built.shapes, built.ranks)]
-    functions += [optimized(f, parsed) for f in (built.counting, built.shadow) if f is not None]
-    counting = functions[2] if built.counting is not None else None
+    counting = optimized(built.counting, parsed) if built.counting is not None else None
+    # The verifier's shadow primal is an instrument, run once per check: not optimized.
+    functions += [f for f in (counting, built.shadow) if f is not None]
     dtypes = {name: t.dtype for name, t in types.variables.items()}
     texts = [_function_text(f, nf, dtypes) for f in functions]
     _dump("optimize", texts[1])

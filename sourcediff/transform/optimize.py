@@ -1,7 +1,7 @@
 """Stage "optimize": generated functions as an expert would write them, bit for bit the same.
 
-Ten passes run over each generated function (primal, derivative, record
-count, shadow) until none changes anything:
+Ten passes run over each generated function (primal, derivative and record
+count; not the verifier's shadow) until none changes anything:
 
 1. ``assign_first_contributions`` (zeros.py): ``s_bar += g`` becomes
    ``s_bar = g`` where ``s_bar`` certainly holds ``0.0``;
