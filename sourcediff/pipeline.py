@@ -32,6 +32,7 @@ from .analysis.recording import analyze_recording, reverse_reads
 from .analysis.shapes import shape_variant_arrays
 from .analysis.static_shapes import fixed_lengths, static_shapes
 from .analysis.types import TypeTable, infer_types
+from .astnodes import clone, walk
 from .codegen import (
     constant_text,
     function_source,
@@ -72,8 +73,12 @@ STAGES = (
     "compile",  # Numba's compile, or its on-disk cache, on the first call (compile.py)
 )
 
-# The one piece of global mutable state: compiled functions by cache file and name.
+# Global mutable state, caches only: compiled functions by cache file and name,
 _COMPILED: dict[tuple[str, str, bool], object] = {}
+# and optimized normalized primals by tree and attached facts (bounded): the policies and
+# modes of one function build the same primal.
+_OPTIMIZED_PRIMALS: dict[tuple, ast.FunctionDef] = {}
+_OPTIMIZED_LIMIT = 128
 STATS = {"transforms": 0}
 
 
@@ -233,7 +238,7 @@ def _write_adjoint_module(parsed, request: Request, path, names: tuple, shadow: 
     nf = normalized(parsed)
     wrt = [nf.params[k] for k in request.argnums]
     types = typed(nf, parsed, request)
-    primal = optimized(nf.node, parsed)
+    primal = optimized_primal(nf.node, parsed)
     active, plan, recomputed, recording = analyses(nf, parsed, request, types, wrt)
     outputs = output_count(nf.node)
     with stage("reverse", parsed.name):
@@ -348,6 +353,36 @@ def optimized(
     with stage("optimize", parsed.name):
         counting = function.name == f"{parsed.name}_record_bytes"  # its arrays are scratch
         return optimizer.optimize(function, result_only=counting, shapes=shapes, ranks=ranks)
+
+
+def optimized_primal(function: ast.FunctionDef, parsed: ParsedFunction) -> ast.FunctionDef:
+    """:func:`optimized` for the normalized primal, which every policy and mode of a
+    function shares: the same tree, with the same facts attached, is optimized once."""
+    key = (ast.dump(function), _attached(function), optimizer.enabled())
+    if key not in _OPTIMIZED_PRIMALS:
+        if len(_OPTIMIZED_PRIMALS) >= _OPTIMIZED_LIMIT:
+            _OPTIMIZED_PRIMALS.clear()
+        _OPTIMIZED_PRIMALS[key] = optimized(function, parsed)
+    return clone(_OPTIMIZED_PRIMALS[key])
+
+
+def _attached(tree: ast.AST) -> tuple:
+    """What the stages attached to the nodes of ``tree`` (``origin``...), in walk order."""
+    return tuple(
+        tuple(sorted((k, repr(v)) for k, v in vars(node).items() if k not in _NODE_FIELDS))
+        for node in walk(tree)
+    )
+
+
+_NODE_FIELDS = frozenset(
+    {"lineno", "col_offset", "end_lineno", "end_col_offset", "type_comment", "ctx"}
+    | {
+        field
+        for cls in vars(ast).values()
+        if isinstance(cls, type)
+        for field in getattr(cls, "_fields", ())
+    }
+)
 
 
 def _function_text(function: ast.FunctionDef, nf: NormalizedFunction, dtypes=None) -> str:

@@ -271,3 +271,24 @@ def test_inner_trip_counts_of_an_unchanged_shape_are_not_recorded(jit):
     grad = sd.grad(_jacobi_2d, policy="store", jit=jit)(A0, 4)
     expected = array_central_difference(_jacobi_2d, (A0, 4), 0)
     np.testing.assert_allclose(grad, expected, rtol=1e-7, atol=1e-9)
+
+
+def _index_read_after_its_loop(x, n):
+    s = 0.0
+    for i in range(n):  # noqa: B007 - its last value is read after the loop
+        s = s * x[0] + x[1]
+    m = i + 1
+    for _ in range(m):
+        s = s * x[1]
+    return s
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_a_loop_whose_variable_is_read_after_it_is_counted_as_a_loop(jit):
+    """Counting the first loop by multiplication would leave ``i`` unbound for ``m = i + 1``;
+    the count is 8 bytes per step of both loops (``s`` before each update)."""
+    x = np.array([0.5, 0.3])
+    assert sd.tape_size(_index_read_after_its_loop, x, 4, policy="store", jit=jit) == 8 * (4 + 4)
+    grad = sd.grad(_index_read_after_its_loop, policy="store", jit=jit)(x, 4)
+    expected = array_central_difference(_index_read_after_its_loop, (x, 4), 0)
+    np.testing.assert_allclose(grad, expected, rtol=1e-8)

@@ -29,7 +29,8 @@ policy "auto" and ``sd.tape_size`` need not compile it (:func:`has_loops`).
         return recorded_bytes
 
 A loop that binds anything, branches, or adds an amount that reads what the loop
-changes (its own index included) stays as it is.
+changes (its own index included) stays as it is, and so does a loop whose variable
+is read after it.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from __future__ import annotations
 import ast
 
 from ..astnodes import names_read, walk
+from .cleanup import live_after_statements
 from .effects import names_written, statement_lists
 
 
@@ -44,11 +46,20 @@ def count_by_multiplying(function: ast.FunctionDef) -> bool:
     """Fold, in place, each loop of ``function`` that adds the same amounts every
     iteration; whether any was folded."""
     folded = False
+    live_after = live_after_statements(function)  # folding inner loops only shrinks it
     for block in reversed(list(statement_lists(function))):  # inner blocks first
         for index, stmt in enumerate(block):
-            block[index] = _folded(stmt)
-            folded |= block[index] is not stmt
+            if isinstance(stmt, ast.For) and not _target_read_after(stmt, live_after):
+                block[index] = _folded(stmt)
+                folded |= block[index] is not stmt
     return folded
+
+
+def _target_read_after(loop: ast.For, live_after) -> bool:
+    """Whether the loop variable's last value may be read after the loop (``m = i + 1``):
+    without the loop, it would be unbound."""
+    live = live_after.get(loop)
+    return live is None or bool(names_written(loop.target) & live)
 
 
 def has_loops(function: ast.FunctionDef) -> bool:
