@@ -369,20 +369,15 @@ def optimized_primal(function: ast.FunctionDef, parsed: ParsedFunction) -> ast.F
 def _attached(tree: ast.AST) -> tuple:
     """What the stages attached to the nodes of ``tree`` (``origin``...), in walk order."""
     return tuple(
-        tuple(sorted((k, repr(v)) for k, v in vars(node).items() if k not in _NODE_FIELDS))
+        tuple(
+            sorted(
+                (key, repr(value))
+                for key, value in vars(node).items()
+                if key not in node._fields and key not in node._attributes
+            )
+        )
         for node in walk(tree)
     )
-
-
-_NODE_FIELDS = frozenset(
-    {"lineno", "col_offset", "end_lineno", "end_col_offset", "type_comment", "ctx"}
-    | {
-        field
-        for cls in vars(ast).values()
-        if isinstance(cls, type)
-        for field in getattr(cls, "_fields", ())
-    }
-)
 
 
 def _function_text(function: ast.FunctionDef, nf: NormalizedFunction, dtypes=None) -> str:

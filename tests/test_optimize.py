@@ -12,6 +12,8 @@ from construct_cases import CASES as CONSTRUCTS
 from silent_wrong_cases import CASES as REGRESSIONS
 
 import sourcediff as sd
+from sourcediff import pipeline
+from sourcediff.analysis.dataflow import Dataflow
 from sourcediff.transform.cleanup import drop_dead_stores
 from sourcediff.transform.cse import share_common_subexpressions
 from sourcediff.transform.first_arrays import bind_first_contributions
@@ -693,3 +695,58 @@ def test_a_gather_is_read_in_the_reverse_loop_not_gathered_again_per_element(pol
     source = sd.adjoint_source(_gathers_and_masks, policy=policy, args=(x,))
     assert "][" not in source.split("def _gathers_and_masks_vjp")[1]
     sd.check_grad(_gathers_and_masks, x, policy=policy, jit=False)
+
+
+def _sources(func, args, argnums, policy, tmp_path, monkeypatch, label):
+    """The derivative's source built afresh: its own cache directory, no primal cached."""
+    monkeypatch.setenv("SOURCEDIFF_CACHE_DIR", str(tmp_path / label))
+    monkeypatch.setattr(pipeline, "_OPTIMIZED_PRIMALS", {})
+    return sd.adjoint_source(func, argnums=argnums, args=args, policy=policy)
+
+
+NESTED = [
+    (lorenz_rk4, (1.0, 1.0, 20.0, 10.0, 28.0, 8.0 / 3.0, 3, 0.01), (0, 3)),
+    (kernel_module("kernels_arrays").nbody, kernel_module("kernels_arrays").nbody_args(4, 3), (0,)),
+    (
+        kernel_module("kernels_more").gray_scott,
+        kernel_module("kernels_more").gray_scott_args(8, 2),
+        (0,),
+    ),
+]
+
+
+@pytest.mark.parametrize("policy", ["store", sd.Checkpoint(snapshots=2)], ids=str)
+@pytest.mark.parametrize(("func", "args", "argnums"), NESTED, ids=["lorenz", "nbody", "gray_scott"])
+def test_inner_loops_warm_started_settle_to_the_same_facts(
+    func, args, argnums, policy, tmp_path, monkeypatch
+):
+    """The dataflow solver starts an inner loop from its last head while an outer loop
+    settles; started cold every time, every analysis reaches the same facts, so the
+    generated derivative is the same text."""
+    warm = _sources(func, args, argnums, policy, tmp_path, monkeypatch, "warm")
+    monkeypatch.setattr(Dataflow, "warm_start", False)
+    cold = _sources(func, args, argnums, policy, tmp_path, monkeypatch, "cold")
+    assert warm == cold
+
+
+def test_the_primal_is_optimized_once_for_every_policy_and_follows_the_switch(
+    tmp_path, monkeypatch
+):
+    calls = []
+    original = pipeline.optimized
+
+    def counted(function, parsed, *rest):
+        calls.append(function.name)
+        return original(function, parsed, *rest)
+
+    monkeypatch.setattr(pipeline, "optimized", counted)
+    monkeypatch.setattr(pipeline, "_OPTIMIZED_PRIMALS", {})
+    monkeypatch.setenv("SOURCEDIFF_CACHE_DIR", str(tmp_path))
+    args = (1.0, 1.0, 20.0, 10.0, 28.0, 8.0 / 3.0, 3, 0.01)
+    for policy in ("store", "recompute", sd.Checkpoint(snapshots=2)):
+        optimized = sd.adjoint_source(lorenz_rk4, args=args, policy=policy)
+    assert calls.count("lorenz") == 1  # the primal; the derivatives: once per policy
+    assert calls.count("lorenz_vjp") == 3
+    monkeypatch.setenv("SOURCEDIFF_OPTIMIZE", "0")
+    plain = sd.adjoint_source(lorenz_rk4, args=args, policy=sd.Checkpoint(snapshots=2))
+    assert plain.split("def lorenz_vjp")[0] != optimized.split("def lorenz_vjp")[0]

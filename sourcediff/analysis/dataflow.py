@@ -55,6 +55,7 @@ class Dataflow:
     backward = False  # facts flow from a statement's successors to it
     may = True  # facts of branches meet by union (else by intersection)
     rewriting = True  # rewrite_at is called (outside loops that are still settling)
+    warm_start = True  # inner loops start from their last head while an outer one settles
 
     def __init__(self):
         self.changed = False  # some rewrite happened
@@ -130,7 +131,7 @@ class Dataflow:
             head = self.header(loop, outside)
         else:  # forward, the target's old value is gone; backward, a use after the loop
             head = outside if self.backward else outside - bound  # may still read it
-        if self.settling and loop in self.warm:
+        if self.warm_start and self.settling and loop in self.warm:
             # An enclosing loop settles: its rounds reach this loop with facts that only
             # grow (may) or shrink (must), so the head found last time lies between the
             # first facts and the new fixed point: fewer rounds reach the same head.

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import ast
 
+from .. import ir
 from ..astnodes import names_read, walk
 from .cleanup import live_after_statements
 from .effects import names_written, statement_lists
@@ -67,10 +68,10 @@ def has_loops(function: ast.FunctionDef) -> bool:
     return any(isinstance(node, (ast.For, ast.While)) for node in walk(function))
 
 
-def _folded(stmt: ast.stmt) -> ast.stmt:
+def _folded(stmt: ast.For) -> ast.stmt:
     """``counter += trips * (amounts)`` for a loop of increments of one counter, or
     ``stmt`` itself."""
-    if not (_over_range(stmt) and stmt.body and not stmt.orelse):
+    if not (ir.is_call(stmt.iter, "range") and stmt.body and not stmt.orelse):
         return stmt
     increments = [s for s in stmt.body if _increment(s)]
     if len(increments) != len(stmt.body) or len({s.target.id for s in increments}) != 1:
@@ -94,16 +95,6 @@ def _sum(amounts: list[ast.expr]) -> ast.expr:
     for term in terms[1:]:
         total = ast.BinOp(total, ast.Add(), term)
     return total
-
-
-def _over_range(stmt: ast.stmt) -> bool:
-    return (
-        isinstance(stmt, ast.For)
-        and isinstance(stmt.iter, ast.Call)
-        and isinstance(stmt.iter.func, ast.Name)
-        and stmt.iter.func.id == "range"
-        and not stmt.iter.keywords
-    )
 
 
 def _increment(stmt: ast.stmt) -> bool:
