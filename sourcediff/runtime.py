@@ -16,7 +16,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 from numba import types
-from numba.extending import overload
+from numba.extending import overload, register_jitable
 
 from . import along, interp, scans, special, special_arrays, stacked, vector_math
 from .along import extreme_mask_along, max_along, min_along  # noqa: F401 - generated code
@@ -317,8 +317,31 @@ HELPERS = (
         "dot_adjoint_right",
         "first_extreme_mask",
         "norm",
+        "summed_lengths",
     )
 )
+
+
+@register_jitable
+def summed_lengths(start, stop, offset, slope):
+    """``sum(max(0, offset + slope * i) for i in range(start, stop))`` for a slope of 1 or
+    -1, in constant time: the records of a triangular loop nest (``for i in range(n):
+    for j in range(i + 1, n)``) counted without its loops. A plain function Numba
+    inlines, so a counting function calls it compiled or in Python.
+
+    >>> summed_lengths(0, 5, 4, -1) == sum(len(range(i + 1, 5)) for i in range(5))
+    True
+    >>> summed_lengths(2, 6, -1, 1) == sum(len(range(1, i)) for i in range(2, 6))
+    True
+    """
+    if slope < 0:  # lengths offset - i, positive while i < offset
+        low, high = start, min(stop, offset)
+    else:  # lengths offset + i, positive once i > -offset
+        low, high = max(start, 1 - offset), stop
+    if high <= low:
+        return 0
+    first, last = offset + slope * low, offset + slope * (high - 1)
+    return (high - low) * (first + last) // 2
 
 
 ADVANCE, TAKESHOT, RESTORE, REVERSE = 0, 1, 2, 3

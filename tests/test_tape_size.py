@@ -10,7 +10,15 @@ from benchmark_kernels import kernel_module
 from reference import array_central_difference, central_difference
 
 import sourcediff as sd
-from sourcediff.runtime import ADVANCE, RESTORE, REVERSE, TAKESHOT, revolve_next, revolve_schedule
+from sourcediff.runtime import (
+    ADVANCE,
+    RESTORE,
+    REVERSE,
+    TAKESHOT,
+    revolve_next,
+    revolve_schedule,
+    summed_lengths,
+)
 
 U0 = np.sin(np.linspace(0.0, 3.0, 200))
 
@@ -236,20 +244,74 @@ def test_the_revolve_schedule_reverses_every_step_once_from_its_snapshots(steps,
     ids=["heat", "heat-checkpoint", "logistic", "pair_energy"],
 )
 def test_loops_of_constant_records_are_counted_by_multiplying(func, args, policy, monkeypatch):
-    """A loop that records the same bytes every iteration is counted as trips x bytes
-    (heat's and logistic's counting functions keep no loop, so "auto" need not compile
-    them); the count is the loops' count, which the optimizer turned off keeps."""
+    """A loop that records the same bytes every iteration is counted as trips x bytes, a
+    triangular nest (pair_energy's) by ``summed_lengths`` (the counting functions keep no
+    loop, so "auto" need not compile them); the count is the loops' count, which the
+    optimizer turned off keeps."""
     argnums = (0, 1)
     folded = sd.tape_size(func, *args, argnums=argnums, policy=policy)
     source = sd.adjoint_source(func, argnums=argnums, args=args, policy=policy)
     counting = source[source.index("_record_bytes(") :]
-    assert "len(range(" in counting
-    if func is not g.pair_energy and not isinstance(policy, sd.Checkpoint):
+    assert "len(range(" in counting or "summed_lengths(" in counting
+    if not isinstance(policy, sd.Checkpoint):
         assert "for " not in counting
     monkeypatch.setenv("SOURCEDIFF_OPTIMIZE", "0")
     looped = sd.adjoint_source(func, argnums=argnums, args=args, policy=policy)
     assert "for " in looped[looped.index("_record_bytes(") :]
     assert sd.tape_size(func, *args, argnums=argnums, policy=policy) == folded > 0
+
+
+@pytest.mark.parametrize("slope", [1, -1])
+def test_summed_lengths_is_the_sum_of_the_clipped_lengths(slope):
+    """Against the loop it replaces, for every small start, stop and offset (empty outer
+    ranges, lengths clipped at zero, negative offsets)."""
+    for start in range(-3, 5):
+        for stop in range(-3, 7):
+            for offset in range(-6, 8):
+                expected = sum(max(0, offset + slope * i) for i in range(start, stop))
+                assert summed_lengths(start, stop, offset, slope) == expected
+
+
+def _pair_forces(x, out):
+    n = x.shape[0]
+    for i in range(n):
+        out[i] = 0.0
+    for i in range(n):
+        for j in range(i + 1, n):
+            f = (x[j] - x[i]) ** 3
+            out[i] += f
+            out[j] -= f
+
+
+def _pairs_in_time(x0, dt, steps):
+    x = x0.copy()
+    force = np.zeros_like(x)
+    _pair_forces(x, force)
+    for _ in range(steps):
+        for i in range(x.shape[0]):
+            x[i] += dt * force[i]
+        _pair_forces(x, force)
+        for i in range(1, x.shape[0]):
+            for j in range(i - 1):  # the lower triangle, its first row empty
+                x[i] -= dt * x[j] * x[i]
+    return np.sum(x * force)
+
+
+@pytest.mark.parametrize("jit", [False, True])
+@pytest.mark.parametrize("n", [1, 2, 6])
+def test_triangular_nests_in_a_time_loop_are_counted_without_loops(n, jit, monkeypatch):
+    """A helper's pair loop inlined into a time loop (its ``n = x.shape[0]`` bound there) and
+    a lower-triangular nest: the count has no loop, equals the loops' count (optimizer
+    off), and the gradient is checked against central differences."""
+    args = (np.linspace(0.1, 0.9, n), 0.05, 5)
+    folded = sd.tape_size(_pairs_in_time, *args, policy="store", jit=jit)
+    source = sd.adjoint_source(_pairs_in_time, args=args, policy="store")
+    assert "for " not in source[source.index("_record_bytes(") :]
+    grad = sd.grad(_pairs_in_time, policy="store", jit=jit)(*args)
+    expected = array_central_difference(_pairs_in_time, args, 0)
+    np.testing.assert_allclose(grad, expected, rtol=1e-7, atol=1e-10)
+    monkeypatch.setenv("SOURCEDIFF_OPTIMIZE", "0")
+    assert sd.tape_size(_pairs_in_time, *args, policy="store", jit=jit) == folded
 
 
 def _jacobi_2d(A0, steps):

@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from sourcediff.runtime import reserve
+from sourcediff.runtime import reserve, summed_lengths
 
 
 
@@ -79,6 +79,5 @@ def pair_energy_record_bytes(x, k):
     recorded_bytes = 0
     peak_bytes = 0
     n = x.shape[0]
-    for i in range(n):
-        recorded_bytes += len(range(i + 1, n)) * 16
+    recorded_bytes += summed_lengths(0, n, n - 1, -1) * 16
     return recorded_bytes + peak_bytes
