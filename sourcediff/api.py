@@ -355,7 +355,8 @@ def _generated_source(transformed: Specializer, args, signature, build) -> str:
             exc.filename,
             exc.lineno,
         ) from None
-    return pipeline.module_text(built)
+    text, helpers = pipeline.module_text(built), pipeline.outlined_text(built)
+    return f"{text}\n\n{helpers}\n" if helpers else text
 
 
 def tape_size(func, *args, argnums=0, policy="auto", jit=True) -> int:

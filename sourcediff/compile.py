@@ -160,6 +160,11 @@ def import_module(path: Path):
     name = f"sourcediff_generated.{path.stem}"
     if name in sys.modules:
         return sys.modules[name]
+    # The package the generated modules are registered under: Numba's cache unpickles
+    # references to their functions (an outlined helper's primal) by importing them.
+    package = types.ModuleType("sourcediff_generated")
+    package = sys.modules.setdefault(package.__name__, package)
+    package.__path__ = []
     text = read_module(path)
     if text is None:
         raise SourceDiffError(f"the generated module {path} is missing or damaged; call again")

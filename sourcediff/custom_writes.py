@@ -98,6 +98,26 @@ def argument_write(function: ast.FunctionDef, held_params=None, resolve=None, de
     return None
 
 
+def returns_view(function: ast.FunctionDef) -> bool:
+    """Whether a ``return`` of ``function`` may give back (a view of) an array one of its
+    parameters holds: a caller writing into the result would write into the argument.
+
+    >>> returns_view(ast.parse("def f(x):\\n    y = x[1:]\\n    return y").body[0])
+    True
+    >>> returns_view(ast.parse("def f(x):\\n    x = x * 2.0\\n    return x").body[0])
+    False
+    """
+    views = {a.arg for a in function.args.args}
+    for statement in function.body:
+        views = _held_names(statement, views, False)
+        returns = [n for n in ast.walk(statement) if isinstance(n, ast.Return)]
+        if any(r.value is not None and _rooted(r.value, views, False) for r in returns):
+            return True
+        if isinstance(statement, ast.Assign) and not _rooted(statement.value, views):
+            views = views - {n for t in statement.targets for n in _bound_names(t)}
+    return False
+
+
 def _first_write(statement: ast.stmt, views: set[str], held: set[str], helpers: tuple):
     """The first write in ``statement`` into what ``held`` names may hold; ``x *= c``
     counts for the names that hold (views of) the arrays themselves, ``views``."""

@@ -19,7 +19,7 @@ import time
 from dataclasses import dataclass, field
 
 from . import compile as compile_stage
-from . import rules, runtime
+from . import outline, rules, runtime
 from .analysis.activity import active_variables
 from .analysis.aliases import check_aliasing
 from .analysis.recompute import (
@@ -50,6 +50,7 @@ from .normalize.masks import lower_masks
 from .normalize.rows import hoist_invariant_rows
 from .normalize.scalarize import scalarize
 from .normalize.views import copy_written_views
+from .outlined import prepare_outlined, required_modules
 from .parse import ParsedFunction, parse_function
 from .plan import AutoPlan, cheaper_to_rerun, has_time_loop, make_plan
 from .sources import literal_defaults
@@ -62,6 +63,7 @@ from .vector_math import with_vector_math
 
 STAGES = (
     "parse",  # the function and its call tree (parse.py, fence.py)
+    "outline",  # reverse mode: helpers called from several places kept as calls (outline.py)
     "normalize",  # three-address form, helpers inlined, exits made explicit (normalize/)
     "types",  # Numba's type inference, then rewrites needing types (normalize/scalarize.py)
     "activity",  # which variables carry derivatives (analysis/activity.py)
@@ -112,6 +114,8 @@ class Built:
     externals: dict = field(default_factory=dict)  # functions with user rules, by name
     fastmath: bool = False  # compiled with Numba's fastmath
     written: tuple = ()  # the array parameters it writes into (the caller sees the writes)
+    shape_of: int | None = None  # the parameter whose shape a returned array provably has
+    requires: tuple = ()  # the outlined helpers' modules its code calls (file names)
 
 
 def _dump(stage: str, text: str) -> None:
@@ -189,7 +193,11 @@ def source_key(parsed: ParsedFunction, *extra: str) -> str:
 
 
 def build_adjoint_module(parsed: ParsedFunction, request: Request) -> Built:
-    """Stages 2-5 for a reverse-mode derivative, or just a cache lookup if it exists."""
+    """Stages 2-5 for a reverse-mode derivative, or just a cache lookup if it exists;
+    helpers called from several places are outlined first (outline.py)."""
+    with stage("outline", parsed.name):
+        parsed = outline.outlined(parsed)
+    _dump("outline", "\n".join(sorted(outline.outlined_names(parsed))))
     with _custom_rules(parsed):
         return _with_externals(_build_adjoint_module(parsed, request), parsed)
 
@@ -225,12 +233,25 @@ def _build_adjoint_module(parsed: ParsedFunction, request: Request) -> Built:
     meta = compile_stage.cached_meta(path)
     if meta is None:
         meta = _write_adjoint_module(parsed, request, path, names, shadow)
+    import_required(meta)
     outputs, kind, loops = meta["outputs"], meta["result"], meta["time_loops"]
     fastmath, written = request.fastmath, tuple(meta["written"])
     built = Built(str(path), *names[:2], outputs, kind, names[2], shadow, loops)
     built.fastmath, built.written = fastmath, written
     built.counting_loops = meta.get("counting_loops", True)
+    built.shape_of, built.requires = meta.get("shape_of"), tuple(meta.get("requires", ()))
     return built
+
+
+def import_required(meta: dict) -> None:
+    """Import the outlined helpers' modules a derivative's compiled code refers to (and
+    theirs), so that Numba's cache can load it; one that is gone is rebuilt on compile."""
+    for name in meta.get("requires", ()):
+        path = compile_stage.cache_dir() / name
+        required = compile_stage.cached_meta(path)
+        if required is not None:
+            compile_stage.import_module(path)
+            import_required(required)
 
 
 def _write_adjoint_module(parsed, request: Request, path, names: tuple, shadow: str) -> dict:
@@ -257,6 +278,8 @@ def _write_adjoint_module(parsed, request: Request, path, names: tuple, shadow: 
     meta = {"outputs": outputs, "result": types.result.kind, "time_loops": time_loops}
     meta["written"] = written_params(nf.params, nf.node, types)
     meta["counting_loops"] = counting is not None and has_loops(counting)
+    meta["shape_of"] = result_shape_of(nf.node, types, nf.params)
+    meta["requires"] = required_modules(nf.node)
     with stage("codegen", parsed.name):
         text = module_source(header_text(parsed, request, wrt), nf.constants, texts)
         compile_stage.write_module(path, text, meta)
@@ -271,6 +294,7 @@ def typed(nf: NormalizedFunction, parsed: ParsedFunction, request: Request) -> T
         types = infer_types(nf, request.arg_types)
         if lower_masks(nf.node, types, nf.namer, nf.filename):  # reads of them change rank
             types = infer_types(nf, request.arg_types)
+    prepare_outlined(nf.node, types, parsed.customs())
     _dump("types", "\n".join(f"{k}: {v}" for k, v in sorted(types.variables.items())))
     resolve_inplace_updates(nf.node, types)
     complete_indices(nf.node, types)
@@ -284,6 +308,18 @@ def typed(nf: NormalizedFunction, parsed: ParsedFunction, request: Request) -> T
         _dump("scalarize", function_source(nf.node)[0])
     _shape_analyses(nf, types, request.dims)
     return types
+
+
+def result_shape_of(node: ast.FunctionDef, types: TypeTable, params: list[str]) -> int | None:
+    """The position of the parameter whose shape the returned array provably has (an
+    outlined helper's call then has that argument's shape for its caller), or None."""
+    last = node.body[-1] if node.body else None
+    if not (isinstance(last, ast.Return) and isinstance(last.value, ast.Name)):
+        return None
+    shape = types.shapes.get(last.value.id)
+    if types.result.kind != "array" or not shape:
+        return None
+    return next((k for k, p in enumerate(params) if types.shapes.get(p) == shape), None)
 
 
 def _shape_analyses(nf: NormalizedFunction, types, dims) -> None:
@@ -469,6 +505,31 @@ def module_text(built: Built) -> str:
             f"the generated module {built.path} is missing or damaged; call again"
         )
     return text
+
+
+def outlined_text(built: Built) -> str:
+    """The derivatives of the outlined helpers ``built`` calls (and those they call), as
+    they read in their own generated modules, for ``sd.adjoint_source``."""
+    parts = []
+    for name in built.requires:
+        path = compile_stage.cache_dir() / name
+        text, meta = compile_stage.read_module(path), compile_stage.cached_meta(path)
+        if text is None or meta is None:
+            continue
+        tree = ast.parse(text)
+        vjp = next(
+            f for f in tree.body if isinstance(f, ast.FunctionDef) and f.name.endswith("_vjp")
+        )
+        helper = vjp.name.removesuffix("_vjp")
+        lines = text.splitlines()[vjp.lineno - 1 : vjp.end_lineno]
+        parts.append(
+            f"# The outlined helper '{helper}' (module {name}): the calls above of "
+            f"{vjp.name}(args..., g) give\n# entry [1] of this function's result, one entry "
+            "per argument (0.0 for an integer one).\n\n" + "\n".join(lines)
+        )
+        required = Built(str(path), "", "", 1, "", requires=tuple(meta.get("requires", ())))
+        parts.append(outlined_text(required))
+    return "\n\n\n".join(p for p in parts if p)
 
 
 def load(built: Built, function_name: str, jit: bool):

@@ -159,6 +159,21 @@ def custom_rules(rows: dict[str, Rule]):
         _CUSTOM.reset(token)
 
 
+def rule_functions() -> set[str]:
+    """The functions the adjoint templates of this build's user rows call first (a
+    ``sd.custom_vjp``'s ``bwd``, an outlined helper's vjp): pure, so one call may serve
+    every argument's term (``transform/rule_calls.py``)."""
+    found = set()
+    for _, rule in _CUSTOM.get():
+        for template in rule.adjoints or ():
+            node = ast.parse(template, mode="eval").body if template else None
+            while isinstance(node, ast.Subscript):
+                node = node.value
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+                found.add(node.func.id)
+    return found
+
+
 def lookup(name: str) -> Rule | None:
     """The rule for ``name`` ('math.sin', '+', 'neg', ...), or None if there is none."""
     for custom_name, rule in _CUSTOM.get():

@@ -76,3 +76,32 @@ def test_editing_a_helper_invalidates_the_entry(tmp_path):
     after = _run(tmp_path, cache)
     assert after["transforms"] == 1, "a changed helper must be transformed again"
     assert after["grad"] != before["grad"]
+
+
+OUTLINED = textwrap.dedent(
+    """
+    import math
+
+    def wave(x, y, n):
+        s = 0.0
+        for k in range(n):
+            s += math.sin(x * k) * y
+        return s
+
+    def f(x, y, n):
+        return wave(x, y, n) * wave(y, x, n)
+    """
+)
+
+
+def test_a_caller_of_an_outlined_helper_loads_from_the_cache(tmp_path):
+    """Its compiled code refers to the helper's generated modules, imported before it is
+    loaded (``pipeline.import_required``); the helper's own derivative is not rebuilt."""
+    (tmp_path / "model.py").write_text(OUTLINED)
+    cache = tmp_path / "cache"
+    first = _run(tmp_path, cache)
+    assert first["transforms"] == 3  # the caller, the helper's primal and its derivative
+    second = _run(tmp_path, cache)
+    assert second["transforms"] == 0, "the second process transformed again"
+    assert second["cache_misses"] == 0 and second["cache_hits"] == 1, "it compiled again"
+    assert second["grad"] == first["grad"]

@@ -224,6 +224,8 @@ def expression_shape(value: ast.expr, shapes: dict, lengths: dict | None = None)
         return expression_shape(value.args[0], shapes, lengths)
     if call in SHAPE_OF_ARGUMENT and not value.keywords:
         return expression_shape(value.args[SHAPE_OF_ARGUMENT[call]], shapes, lengths)
+    if getattr(value, "shape_of", None) is not None:  # an outlined helper (outlined.py)
+        return expression_shape(value.args[value.shape_of], shapes, lengths)
     if call in FRESH and len(value.args) == 1 and not value.keywords:
         return _fresh(value.args[0], shapes, lengths or {})
     matmul = isinstance(value, ast.BinOp) and isinstance(value.op, ast.MatMult)

@@ -157,6 +157,9 @@ class Shapes:
         if call in LIKE and value.args and isinstance(value.args[0], ast.Name):
             source = value.args[0].id
             return self.fixed.get(source) if source in once else None
+        like = getattr(value, "shape_of", None)  # an outlined helper's call (outlined.py)
+        if like is not None and isinstance(value.args[like], ast.Name):
+            return self.fixed.get(value.args[like].id)  # one shape at every binding
         if call in FRESH and value.args:
             shape = value.args[0]
             parts = shape.elts if isinstance(shape, ast.Tuple) else [shape]

@@ -74,6 +74,8 @@ def count_by_multiplying(function: ast.FunctionDef) -> bool:
             if isinstance(stmt, ast.For) and not _target_read_after(stmt, live_after):
                 block[index : index + 1] = replaced = _folded(stmt, live_after.get(stmt))
                 folded |= replaced != [stmt]
+        if not block:  # an empty loop removed from a block of its own
+            block.append(ast.Pass())
     return folded
 
 
@@ -94,6 +96,8 @@ def _folded(stmt: ast.For, live_after: frozenset) -> list[ast.stmt]:
     of increments of one counter; or ``[stmt]`` itself."""
     if not (ir.is_call(stmt.iter, "range") and stmt.body and not stmt.orelse):
         return [stmt]
+    if all(isinstance(s, ast.Pass) for s in stmt.body):
+        return []  # what the loop computed was sliced away
     hoisted = _invariant_bindings(stmt, live_after)
     increments = [s for s in stmt.body if s not in hoisted]
     if not all(map(_increment, increments)) or len({s.target.id for s in increments}) != 1:

@@ -38,8 +38,9 @@ names again, which the passes above do not expect of a private buffer). Last,
 reverse of a fused loop nest zeroed already (kept until then, so the analyses see it),
 ``run_independent_loops_forward`` (forward_loops.py) runs a reverse loop whose iterations
 share nothing in the forward order (the derivative only: it needs the arrays' ranks),
-and ``merge_stack_moves`` (stack_moves.py) moves a tape's pointer once per run of
-pushes or pops instead of once per value.
+``merge_stack_moves`` (stack_moves.py) moves a tape's pointer once per run of
+pushes or pops instead of once per value, and ``share_rule_calls`` (rule_calls.py) calls
+a user rule's or an outlined helper's vjp once for all of a statement's arguments.
 
 None of them reorders floating-point operations, so every result is what the
 unoptimized code computes. Before and after, on a reverse sweep's copy chain::
@@ -69,6 +70,7 @@ from __future__ import annotations
 import ast
 import os
 
+from .. import rules
 from ..astnodes import clone
 from .cleanup import drop_dead_stores
 from .counting import count_by_multiplying
@@ -80,6 +82,7 @@ from .forward_loops import run_independent_loops_forward
 from .forwarding import forward_array_adjoints
 from .passthrough import pass_through_increments
 from .repeats import drop_repeated_reads
+from .rule_calls import share_rule_calls
 from .simplify import tidy_reversed_ranges
 from .slicing import slice_to_result
 from .stack_moves import merge_stack_moves
@@ -121,6 +124,7 @@ def optimize(
     if ranks is not None:
         run_independent_loops_forward(function, ranks)
     merge_stack_moves(function)
+    share_rule_calls(function, rules.rule_functions())
     return function
 
 

@@ -153,6 +153,19 @@ GAP_HELPERS = {
     for k in range(idx.shape[0]):
         s += u[idx[k]] * w[idx[k]]
     return s""",
+    "smooth": """def smooth(v, c):
+    out = np.empty(v.shape[0])
+    for k in range(v.shape[0]):
+        out[k] = c * math.sin(v[k]) + 0.5 * v[k] * v[k]
+    return out""",
+    "energy": """def energy(v, w, c, n):
+    s = 0.0
+    for k in range(min(n, v.shape[0] - 1)):
+        d = v[k + 1] - v[k]
+        if d > 0.0:
+            s += c * d * d
+        s += w[k] * math.cos(v[k])
+    return s""",
 }
 
 
@@ -192,6 +205,8 @@ class _Writer:
         self.extra_rng = random.Random(f"extras {rng.getstate()[1][:4]}")
         self.extra_count = 0
         self.extra_helpers: set[str] = set()
+        # Helpers called from several places (outlined by sourcediff), with gaps=True only.
+        self.outline_rng = random.Random(f"outline {rng.getstate()[1][:4]}")
 
     def fresh(self, stem: str) -> str:
         self.counter += 1
@@ -245,6 +260,8 @@ class _Writer:
                 self.broadcast_mix(depth)
             if self.gaps and self.gap_rng.random() < 0.08:
                 self.gap_construct(depth)
+            if self.gaps and self.outline_rng.random() < 0.04:
+                self.helpers_called_twice(depth)
             if self.extras and self.extra_rng.random() < 0.12:
                 extra_construct(self, depth)
 
@@ -704,6 +721,39 @@ class _Writer:
         if form == "alias":
             self.emit(depth, f"{u}z[0] = {u}z[0] * 0.5 + {u}[0]")
             self.emit(depth, f"{u} = {u} + 0.1 * {u}z")
+
+    def helpers_called_twice(self, depth: int) -> None:
+        """Helpers with loops called from two places (sourcediff outlines them: the
+        derivative calls their own generated vjp): an array-returning one as two stages of
+        a step (in a loop or not), or a float-returning one on views and with an int."""
+        main, self.rng = self.rng, self.outline_rng
+        try:
+            self.gap_count += 1
+            vec, other = self.rng.choice(self.vectors), self.rng.choice(self.vectors)
+            if self.rng.random() < 0.6:
+                self.gap_helpers.add("smooth")
+                v, k1, k2 = self.gap_name("v"), self.gap_name("k"), self.gap_name("q")
+                self.emit(depth, f"{v} = {vec} * 0.5")
+                loop = self.rng.random() < 0.5 and self.loop_depth < 2
+                if loop:
+                    self.emit(depth, f"for {self.gap_name('s')} in range(2):")
+                inner = depth + loop
+                self.emit(inner, f"{k1} = smooth({v}, {self.scalar(1)})")
+                self.emit(inner, f"{k2} = smooth({v} + 0.25 * {k1}, {self.scalar(1)})")
+                self.emit(inner, f"{v} = {v} + 0.1 * ({k1} + {k2})")
+                if self.rng.random() < 0.3:
+                    self.emit(inner, f"{k2}[{self.rng.randrange(4)}] = {self.scalar(1)}")
+                self.emit(depth, f"{self.sum_target()} np.sum({v} * {other})")
+            else:
+                self.gap_helpers.add("energy")
+                first = self.rng.choice([vec, f"{vec}[1:]", f"np.sin({vec})"])
+                count = self.rng.choice(["n", "2", "3"])
+                call = f"energy({first}, {other}, {self.scalar(1)}, {count})"
+                second = f"energy({other}, {vec}, {self.scalar(1)}, 3)"
+                self.emit(depth, f"{self.sum_target()} ({call} - 0.5 * {second})")
+            self.tags.add("helpers_called_twice")
+        finally:
+            self.rng = main
 
     def gap_name(self, stem: str) -> str:
         return f"g{stem}_{self.gap_count}"

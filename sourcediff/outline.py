@@ -1,0 +1,205 @@
+"""Outline the helpers a function calls from several places (reverse mode, before "normalize").
+
+Inlining (``normalize/inline.py``) copies a helper's body into every call: a
+right-hand side called four times per Runge-Kutta step is differentiated,
+optimized and compiled four times, and the derivative grows with every call. A
+helper reached from two or more call sites (a call inside a helper counts once
+per call of that helper) that returns one value and writes into none of its
+arguments is kept as a call instead, and the derivative treats it like a
+``sd.custom_vjp`` function: its rule row (:meth:`OutlinedHelper.rule`) sends the
+result's adjoint ``g`` through the helper's own generated vjp, built once per
+argument types and compiled once::
+
+    k1 = rhs(u, d)                          # forward sweep: the compiled helper
+    ...
+    t9 = rhs_vjp(u, d, k1_bar)              # reverse sweep: (u_bar part, d_bar part)
+    add_into(u_bar, t9[0])
+
+This is Tapenade's joint mode: the helper's vjp reruns its own forward sweep
+from the arguments the caller kept (the rule reads them, so the to-be-recorded
+analysis keeps them), and records nothing across the call. Helpers too small
+to pay for a call (:data:`SMALL`) stay inlined, and ``SOURCEDIFF_OUTLINE=0``
+inlines every helper.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import os
+from collections import Counter
+from typing import TYPE_CHECKING
+
+from .astnodes import walk
+from .custom_writes import argument_write, returns_view
+from .rule import Rule
+
+if TYPE_CHECKING:  # parse imports normalize, which the pipeline imports after this
+    from .parse import ParsedFunction
+
+#: Statements (its own helpers' included) below which a helper without loops is inlined.
+SMALL = 6
+
+
+def enabled() -> bool:
+    """Whether helpers called from several places are outlined (``SOURCEDIFF_OUTLINE=0``:
+    every helper is inlined)."""
+    return os.environ.get("SOURCEDIFF_OUTLINE", "1") != "0"
+
+
+def outlined(parsed: ParsedFunction) -> ParsedFunction:
+    """``parsed``, or a copy of its call tree in which each helper worth outlining
+    resolves to an :class:`OutlinedHelper` (a function with a rule) instead."""
+    if not enabled():
+        return parsed
+    counts, sites = _call_counts(parsed)
+    names = Counter(fn.name for fn in parsed.call_tree())
+    taken = set(names) | set(parsed.customs())
+    chosen = {
+        key: entry[0]
+        for key, entry in sites.items()
+        if counts[key] >= 2
+        and names[entry[0].name] == 1  # two helpers of one name (two modules) are inlined
+        and _worth_outlining(entry, taken, parsed.name)
+    }
+    if not chosen:
+        return parsed
+    return _rewired(parsed, {key: _outlined_helper(helper) for key, helper in chosen.items()})
+
+
+def outlined_names(parsed: ParsedFunction) -> list[str]:
+    """The helpers ``parsed``'s call tree calls as outlined helpers."""
+    from .outlined import OutlinedHelper
+
+    return [name for name, c in parsed.customs().items() if isinstance(c, OutlinedHelper)]
+
+
+def _key(fn: ParsedFunction) -> str:
+    return f"{fn.filename}:{fn.name}"
+
+
+def _call_counts(root: ParsedFunction):
+    """How many times each helper would be inlined (calls of its callers multiply), and
+    each helper's ParsedFunction with its call sites, by key."""
+    counts: Counter = Counter()
+    sites: dict[str, tuple[ParsedFunction, list[ast.Call]]] = {}
+
+    def visit(fn: ParsedFunction, times: int) -> None:
+        for call, helper in _helper_calls(fn):
+            key = _key(helper)
+            counts[key] += times
+            sites.setdefault(key, (helper, []))[1].append(call)
+            visit(helper, times)
+
+    visit(root, 1)
+    return counts, sites
+
+
+def _helper_calls(fn: ParsedFunction):
+    """``(call, helper)`` for each call of a helper in ``fn``."""
+    for node in walk(fn.node):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            resolved = fn.names.get(node.func.id)
+            if resolved is not None and resolved.kind == "helper":
+                yield node, resolved.helper
+
+
+def _worth_outlining(entry, taken: set[str], root: str) -> bool:
+    """Whether a helper can be called as an opaque function with a rule, and is big
+    enough for that to pay."""
+    helper, calls = entry
+    args = helper.node.args
+    if helper.record is None or helper.dict_params:  # a lifted nested function; dicts
+        return False
+    if args.vararg or args.kwarg or args.kwonlyargs or args.posonlyargs:
+        return False
+    count = len(args.args)
+    if any(len(c.args) != count or c.keywords for c in calls):
+        return False
+    if any(isinstance(a, ast.Starred) for c in calls for a in c.args):
+        return False
+    if _vjp_name(helper.name) in taken or helper.name in _generated_names() | {root}:
+        return False
+    return _single_result(helper) and _pure(helper) and not _small(helper)
+
+
+def _generated_names() -> set[str]:
+    from . import runtime
+
+    return set(runtime.HELPERS) | {"value", "np", "math"}
+
+
+def _single_result(helper: ParsedFunction) -> bool:
+    """Every ``return`` gives one value (a tuple would need one adjoint per element)."""
+    returns = [n for n in walk(helper.node) if isinstance(n, ast.Return)]
+    if not returns or any(r.value is None or isinstance(r.value, ast.Tuple) for r in returns):
+        return False
+    return not returns_view(helper.node)  # a view of an argument would alias it
+
+
+def _pure(helper: ParsedFunction) -> bool:
+    """Whether nothing in the helper's call tree writes into its own arguments (a write
+    into an array the caller passed would be a side effect of an opaque call)."""
+    return all(argument_write(fn.node) is None for fn in helper.call_tree())
+
+
+def _small(helper: ParsedFunction) -> bool:
+    nodes = [n for fn in helper.call_tree() for n in walk(fn.node)]
+    if any(isinstance(n, (ast.For, ast.While)) for n in nodes):
+        return False
+    statements = [n for n in nodes if isinstance(n, ast.stmt) and not _docstring(n)]
+    return len(statements) - len(helper.call_tree()) < SMALL  # the defs themselves
+
+
+def _docstring(node: ast.stmt) -> bool:
+    return isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+
+
+def _rewired(fn: ParsedFunction, outlined: dict) -> ParsedFunction:
+    """A copy of ``fn`` whose calls of outlined helpers resolve to them, recursively."""
+    from .parse import Resolved
+
+    names = {}
+    for name, resolved in fn.names.items():
+        if resolved.kind == "helper" and _key(resolved.helper) in outlined:
+            value = outlined[_key(resolved.helper)]
+            resolved = Resolved("custom", value.__name__, value=value)
+        elif resolved.kind == "helper":
+            resolved = dataclasses.replace(resolved, helper=_rewired(resolved.helper, outlined))
+        names[name] = resolved
+    return dataclasses.replace(fn, names=names)
+
+
+def _vjp_name(name: str) -> str:
+    return f"{name}_vjp"
+
+
+#: Outlined helpers by the source of their call tree: the same object for every build,
+#: so type inference's cache (keyed by the externals' identity) hits. Bounded.
+_OUTLINED: dict[str, object] = {}
+_OUTLINED_LIMIT = 256
+
+
+def _outlined_helper(helper: ParsedFunction):
+    from .outlined import OutlinedHelper
+
+    key = repr([(fn.filename, fn.name, fn.source) for fn in helper.call_tree()])
+    if key not in _OUTLINED:
+        if len(_OUTLINED) >= _OUTLINED_LIMIT:
+            _OUTLINED.clear()
+        _OUTLINED[key] = OutlinedHelper(helper)
+    return _OUTLINED[key]
+
+
+def rule_for(name: str, count: int) -> Rule:
+    """The row of an outlined helper with ``count`` parameters: argument ``k``'s adjoint
+    is entry ``k`` of its vjp's tuple (parameters named ``a0``... so that none is
+    mistaken for the template's ``g`` or ``out``)."""
+    params = tuple(f"a{k}" for k in range(count))
+    call = f"{_vjp_name(name)}({', '.join(params)}, g)"
+    return Rule(
+        name,
+        params,
+        ("1",) * count,
+        adjoints=tuple(f"{call}[{k}]" for k in range(count)),
+    )

@@ -1,0 +1,195 @@
+"""An outlined helper (``outline.py``) as generated code calls it: its compiled primal,
+and ``name_vjp(args..., g)``, the tuple of its arguments' adjoint contributions.
+
+``name_vjp`` is built on first use for the argument types it is called with:
+from Numba-compiled code through an ``@overload`` (Numba gives the types), from
+Python (``jit=False``) through the plain function (``numba.typeof`` of the
+values). Either way the helper's own derivative is a generated module like any
+other (``pipeline.build_adjoint_module``), with respect to its float arguments,
+under policy "auto"'s store plan; an integer argument's entry is ``0.0``. The
+caller's build builds it once beforehand (:meth:`OutlinedHelper.prepare`), so
+that a helper sourcediff cannot differentiate is refused at its line then, not
+inside Numba's compile.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING
+
+import numba
+from numba.core import types as nbtypes
+from numba.extending import overload, register_jitable
+
+from .outline import rule_for
+from .rule import Rule
+
+if TYPE_CHECKING:
+    from .parse import ParsedFunction
+
+
+class OutlinedHelper:
+    """A helper called through its compiled primal and generated vjp (see module
+    docstring); it answers the questions the pipeline asks a ``sd.custom_vjp``."""
+
+    kind = "outlined helper"
+
+    def __init__(self, helper: ParsedFunction):
+        self.helper = helper
+        self.__name__ = helper.name
+        self.func = None  # no user function object: its module arrays are its own module's
+        self.count = len(helper.node.args.args)
+        self.jitable: dict[str, object] = {}
+        self.compiled: dict[str, object] = {}  # the vjps by module path, made jitable once
+
+    def rule(self) -> Rule:
+        """The table row (``outline.rule_for``)."""
+        return rule_for(self.__name__, self.count)
+
+    def rule_functions(self) -> dict[str, object]:
+        return {}
+
+    def sources(self) -> list[str]:
+        """The helper's call tree, for the caller's cache key."""
+        return [f"{fn.filename}:{fn.name}\n{fn.source}" for fn in self.helper.call_tree()]
+
+    def externals(self) -> dict[str, object]:
+        """The helper's primal and its vjp, callable from compiled code and from Python."""
+        if not self.jitable:
+            self.jitable = {self.__name__: self._primal(), f"{self.__name__}_vjp": self._vjp()}
+        return self.jitable
+
+    def prepare(self, arg_types: tuple):
+        """Build (or find) the helper's derivative for ``arg_types`` now, so that a refusal
+        is raised as the SourceDiffError it is; its ``pipeline.Built``."""
+        return self._built(arg_types)[0]
+
+    def _primal(self):
+        from . import pipeline
+
+        built = pipeline.build_primal_module(self.helper)
+        return register_jitable(getattr(pipeline.load_module(built), built.primal))
+
+    def _built(self, arg_types: tuple):
+        """The helper's derivative module for ``arg_types`` (None when no argument is a
+        float: every entry is then 0.0) and the positions it differentiates."""
+        from . import pipeline
+        from .plan import AutoPlan
+
+        argnums = tuple(k for k, t in enumerate(arg_types) if _is_float(t))
+        if not argnums:
+            return None, argnums
+        request = pipeline.Request(argnums, AutoPlan(0), tuple(arg_types))
+        return pipeline.build_adjoint_module(self.helper, request), argnums
+
+    def _loaded(self, arg_types: tuple, jit: bool):
+        """The helper's vjp for ``arg_types``, compiled or not, and its positions."""
+        from . import pipeline
+
+        built, argnums = self._built(arg_types)
+        if built is None:
+            return None, argnums
+        if not jit:
+            return pipeline.load(built, built.adjoint, jit=False), argnums
+        # Compiled into each caller (as the primal is), not called as a dispatcher of its
+        # own: a caller calling a dispatcher made at run time cannot be cached at NUMBA_OPT=0.
+        if built.path not in self.compiled:
+            module = pipeline.load_module(built)
+            self.compiled[built.path] = register_jitable(getattr(module, built.adjoint))
+        return self.compiled[built.path], argnums
+
+    def _vjp(self):
+        """``name_vjp``: a plain function with a Numba overload."""
+        params = ", ".join(f"a{k}" for k in range(self.count))
+        text = f"def {self.__name__}_vjp({params}, g):\n    return call(({params},), g)\n"
+        namespace = {"call": self._call_from_python}
+        exec(text, namespace)
+        stub = namespace[f"{self.__name__}_vjp"]
+        typer_text = f"def typer({params}, g):\n    return implement(({params},))\n"
+        typer_namespace = {"implement": self._implementation}
+        exec(typer_text, typer_namespace)
+        overload(stub)(typer_namespace["typer"])
+        return stub
+
+    def _call_from_python(self, args: tuple, g):
+        arg_types = tuple(nbtypes.unliteral(numba.typeof(a)) for a in args)
+        vjp, argnums = self._loaded(arg_types, jit=False)
+        bars = vjp(*args, g)[1] if argnums else ()
+        return tuple(bars[argnums.index(k)] if k in argnums else 0.0 for k in range(self.count))
+
+    def _implementation(self, arg_types: tuple):
+        """The compiled body for these Numba types: the vjp's contributions, one per
+        argument."""
+        arg_types = tuple(nbtypes.unliteral(t) for t in arg_types)
+        vjp, argnums = self._loaded(arg_types, jit=True)
+        params = ", ".join(f"a{k}" for k in range(self.count))
+        entries = [
+            f"bars[{argnums.index(k)}]" if k in argnums else "0.0" for k in range(self.count)
+        ]
+        body = f"bars = vjp({params}, g)[1]\n    " if argnums else ""
+        text = f"def implementation({params}, g):\n    {body}return ({', '.join(entries)},)\n"
+        namespace = {"vjp": vjp}
+        exec(text, namespace)
+        return namespace["implementation"]
+
+
+def _is_float(numba_type) -> bool:
+    if isinstance(numba_type, nbtypes.Array):
+        return isinstance(numba_type.dtype, nbtypes.Float)
+    return isinstance(numba_type, nbtypes.Float)
+
+
+def prepare_outlined(node, types, customs: dict) -> None:
+    """Build the derivative of each outlined helper ``node`` calls with a float result
+    and a float argument, for the argument types of each call (``types``, the caller's
+    table), before anything compiles; mark each call with the argument whose shape its
+    result has (``call.shape_of``) and the helper's generated module
+    (``call.helper_module``, see :func:`required_modules`)."""
+    import ast
+
+    for stmt in ast.walk(node):
+        call = stmt.value if isinstance(stmt, ast.Assign) else None
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)):
+            continue
+        helper = customs.get(call.func.id)
+        if not isinstance(helper, OutlinedHelper) or not _float_result(stmt, types):
+            continue
+        arg_types = tuple(_argument_type(a, types) for a in call.args)
+        if None not in arg_types and any(map(_is_float, arg_types)):
+            built = helper.prepare(arg_types)
+            call.shape_of = built.shape_of  # read by the shape analyses
+            call.helper_module = os.path.basename(built.path)
+
+
+def _float_result(stmt, types) -> bool:
+    import ast
+
+    target = stmt.targets[0]
+    return isinstance(target, ast.Name) and types[target.id].is_float
+
+
+def required_modules(node) -> list[str]:
+    """The file names of the outlined helpers' generated modules ``node`` calls: the
+    caller's compiled code, loaded from Numba's cache, refers to their functions, which
+    must be imported first (``pipeline.import_required``)."""
+    import ast
+
+    return sorted({c.helper_module for c in ast.walk(node) if hasattr(c, "helper_module")})
+
+
+def _argument_type(arg, types):
+    """The Numba type of a call's argument (a name or a constant), or None."""
+    import ast
+
+    if isinstance(arg, ast.Constant):
+        return numba.typeof(arg.value) if isinstance(arg.value, (int, float)) else None
+    if not isinstance(arg, ast.Name):
+        return None
+    known = types[arg.id]
+    scalar = {"float": known.dtype or "float64", "int": "int64", "bool": "boolean"}
+    if known.kind in scalar:
+        return getattr(nbtypes, scalar[known.kind], None)
+    if known.kind == "array":
+        dtype = getattr(nbtypes, known.dtype, None)
+        return None if dtype is None else nbtypes.Array(dtype, known.ndim, known.layout)
+    return None
