@@ -100,9 +100,33 @@ def check(node: ast.FunctionDef, filename: str) -> None:
                     "supported; pass the arrays and numbers as separate arguments",
                 )
     allowed = new_axes | _option_strings(node)
+    _check_string_arguments(fn, node, allowed)
     for sub in ast.walk(node):
         if sub is not node and id(sub) not in allowed:
             _check_node(fn, sub)
+
+
+def _check_string_arguments(fn: _Site, node: ast.FunctionDef, allowed: set[int]) -> None:
+    """A string given to a call (``print("step", i)``, ``mode="same"``) is refused naming
+    the call, which is what the user has to change."""
+    for call in ast.walk(node):
+        if not isinstance(call, ast.Call):
+            continue
+        given = [*call.args, *(k.value for k in call.keywords)]
+        strings = [a for a in given if _is_string(a) and id(a) not in allowed]
+        if not strings:
+            continue
+        called = ast.unparse(call.func)
+        if called == "print":
+            raise fn.error(
+                call, "'print' is not supported inside a differentiated function; print "
+                "the values it returns, or run it with jit=False under a debugger",
+            )
+        raise fn.error(
+            strings[0],
+            f"'{called}' is called with the string {strings[0].value!r}: string arguments "
+            "(options such as mode=) are not supported; sourcediff differentiates numbers",
+        )
 
 
 def _option_strings(node: ast.FunctionDef) -> set[int]:

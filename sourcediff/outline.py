@@ -8,7 +8,7 @@ per call of that helper) that returns one value and writes into none of its
 arguments is kept as a call instead, and the derivative treats it like a
 ``sd.custom_vjp`` function: its rule row (:meth:`OutlinedHelper.rule`) sends the
 result's adjoint ``g`` through the helper's own generated vjp, built once per
-argument types and compiled once::
+argument types and compiled once into the caller::
 
     k1 = rhs(u, d)                          # forward sweep: the compiled helper
     ...
@@ -18,7 +18,7 @@ argument types and compiled once::
 This is Tapenade's joint mode: the helper's vjp reruns its own forward sweep
 from the arguments the caller kept (the rule reads them, so the to-be-recorded
 analysis keeps them), and records nothing across the call. Helpers too small
-to pay for a call (:data:`SMALL`) stay inlined, and ``SOURCEDIFF_OUTLINE=0``
+to pay for a call (:data:`SMALL`, :data:`FEW`) stay inlined, and ``SOURCEDIFF_OUTLINE=0``
 inlines every helper.
 """
 
@@ -37,8 +37,9 @@ from .rule import Rule
 if TYPE_CHECKING:  # parse imports normalize, which the pipeline imports after this
     from .parse import ParsedFunction
 
-#: Statements (its own helpers' included) below which a helper without loops is inlined.
-SMALL = 6
+#: Statements and operations (its own helpers' included) below which a helper without
+#: loops is inlined.
+SMALL, FEW = 6, 16
 
 
 def enabled() -> bool:
@@ -144,11 +145,17 @@ def _pure(helper: ParsedFunction) -> bool:
 
 
 def _small(helper: ParsedFunction) -> bool:
+    """Without loops, fewer than :data:`SMALL` statements and :data:`FEW` operations (a
+    line of broadcasting array code is as much work to differentiate and compile as a
+    loop)."""
     nodes = [n for fn in helper.call_tree() for n in walk(fn.node)]
     if any(isinstance(n, (ast.For, ast.While)) for n in nodes):
         return False
     statements = [n for n in nodes if isinstance(n, ast.stmt) and not _docstring(n)]
-    return len(statements) - len(helper.call_tree()) < SMALL  # the defs themselves
+    operations = [n for n in nodes if isinstance(n, (ast.BinOp, ast.UnaryOp, ast.Call))]
+    operations += [n for n in nodes if isinstance(n, ast.Subscript)]
+    defs = len(helper.call_tree())
+    return len(statements) - defs < SMALL and len(operations) < FEW
 
 
 def _docstring(node: ast.stmt) -> bool:

@@ -170,13 +170,17 @@ def parse_function(func, _active: tuple[str, ...] = ()) -> ParsedFunction:
     return parsed
 
 
+#: What rewrites call NumPy in a module that does not import it (a list grown by append).
+NUMPY_ALIAS = "_sourcediff_numpy"
+
+
 def _numpy_name(func, needed: str = "") -> str | None:
-    """What ``func``'s module calls numpy (``np`` if it may), None if it does not import it
-    (or defines ``needed``, a runtime function a rewrite would call)."""
+    """What ``func``'s module calls numpy (``np`` if it may; :data:`NUMPY_ALIAS` if it does
+    not import it), None if it defines ``needed``, a runtime function a rewrite would call."""
     if needed and needed in func.__globals__:
         return None
     names = [name for name, value in func.__globals__.items() if value is np]
-    return "np" if "np" in names else (names[0] if names else None)
+    return "np" if "np" in names else (names[0] if names else NUMPY_ALIAS)
 
 
 class _HelperDictKeys:
@@ -288,6 +292,8 @@ def _resolve(node: ast.Name, scope: dict, parsed: ParsedFunction, active) -> Res
     if name not in scope:
         if name == appends.GROW:  # written by sourcediff.appends
             return Resolved("function", name)
+        if name == NUMPY_ALIAS:  # written by a rewrite in a module that imports no numpy
+            return Resolved("module", "np")
         if name in SUPPORTED_BUILTINS:
             return Resolved("builtin", name)
         if hasattr(builtins, name):

@@ -248,6 +248,17 @@ def calls_print(x):
     return y
 
 
+def prints_a_message(x):
+    y = x * x
+    if y > 1e6:
+        print("loss exploding at", y)  # <- refused
+    return y
+
+
+def convolves_with_a_mode(x, k):
+    return np.sum(np.convolve(x, k, mode="same") ** 2)  # <- refused
+
+
 def calls_sorted(x, y):
     ordered = sorted((x, y))  # <- refused
     return ordered * x

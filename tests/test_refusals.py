@@ -89,6 +89,13 @@ CASES = [
     Refusal("call-math-nextafter", rc.calls_math_nextafter, (1.5,), "math.nextafter"),
     Refusal("call-print", rc.calls_print, (1.5,), "print"),
     Refusal("call-sorted", rc.calls_sorted, (1.5, 2.5), "sorted"),
+    Refusal("print-a-string", rc.prints_a_message, (1.5,), "'print' is not supported"),
+    Refusal(
+        "string-option",
+        rc.convolves_with_a_mode,
+        (np.ones(4), np.ones(2)),
+        "'np.convolve' is called with the string 'same'",
+    ),
     Refusal("call-np-sinc", rc.calls_np_sinc, (1.5,), "np.sinc"),
     Refusal("call-c-function", rc.calls_c_function, (1.5,), "c_mul"),
     # Containers and comprehensions.
@@ -338,3 +345,15 @@ def test_vjp_scalar_cotangent_for_a_tuple_result():
     _, pullback = sd.vjp(pair, 1.5, 2.5, jit=False)
     with pytest.raises(sd.ArgumentError, match="2 components"):
         pullback(1.0)
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_a_list_grown_by_append_needs_no_numpy_import(jit):
+    """The rewrite of ``xs.append`` calls NumPy, which this module does not import."""
+    import math
+
+    import no_numpy_cases
+
+    v = 0.7
+    expected = sum(k * math.cos(k * v) for k in range(1, 5))  # d/dv of sum(sin(k v))
+    assert sd.grad(no_numpy_cases.cumulative, jit=jit)(v) == pytest.approx(expected, rel=1e-12)
