@@ -119,7 +119,8 @@ def _check_string_arguments(fn: _Site, node: ast.FunctionDef, allowed: set[int])
         called = ast.unparse(call.func)
         if called == "print":
             raise fn.error(
-                call, "'print' is not supported inside a differentiated function; print "
+                call,
+                "'print' is not supported inside a differentiated function; print "
                 "the values it returns, or run it with jit=False under a debugger",
             )
         raise fn.error(

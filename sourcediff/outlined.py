@@ -5,8 +5,9 @@ and ``name_vjp(args..., g)``, the tuple of its arguments' adjoint contributions.
 from Numba-compiled code through an ``@overload`` (Numba gives the types; the
 helper's vjp is compiled into the caller, as its primal is, so that the caller
 can be cached), from Python (``jit=False``) through the plain function
-(``numba.typeof`` of the values). Either way the helper's own derivative is a generated module like any
-other (``pipeline.build_adjoint_module``), with respect to its float arguments,
+(``numba.typeof`` of the values). Either way the helper's own derivative is a
+generated module like any other (``pipeline.build_adjoint_module``), with respect
+to its float arguments,
 under policy "auto"'s store plan; an integer argument's entry is ``0.0``. The
 caller's build builds it once beforehand (:meth:`OutlinedHelper.prepare`), so
 that a helper sourcediff cannot differentiate is refused at its line then, not

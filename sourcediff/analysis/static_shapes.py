@@ -59,6 +59,11 @@ SHAPE_OF_ARGUMENT = {
     "np.flip": 0,
     "roll_along": 0,
 }
+#: A new axis's length (``x[:, None]``, ``np.expand_dims``): broadcasts to any other.
+ONE = ("constant", 1)
+NEW_AXIS = {"np.expand_dims", "expand_axis"}
+#: Reductions whose ``axis=`` drops that axis.
+AXIS_REDUCTIONS = {"np.sum", "np.mean", "np.max", "np.min", "np.prod"}
 #: Calls whose result is their first argument's elements in another order, same shape.
 PERMUTATIONS = frozenset(call for call, position in SHAPE_OF_ARGUMENT.items() if position == 0)
 
@@ -228,6 +233,10 @@ def expression_shape(value: ast.expr, shapes: dict, lengths: dict | None = None)
         return expression_shape(value.args[value.shape_of], shapes, lengths)
     if call in FRESH and len(value.args) == 1 and not value.keywords:
         return _fresh(value.args[0], shapes, lengths or {})
+    if call in NEW_AXIS and len(value.args) == 2 and not value.keywords:
+        return _with_new_axis(expression_shape(value.args[0], shapes, lengths), value.args[1])
+    if call in AXIS_REDUCTIONS and len(value.args) == 1:
+        return _reduced(expression_shape(value.args[0], shapes, lengths), value.keywords)
     matmul = isinstance(value, ast.BinOp) and isinstance(value.op, ast.MatMult)
     if call in MATRIX_PRODUCTS or matmul:
         return _product(rules.operands(value), shapes)
@@ -259,14 +268,44 @@ def _product(operands: list[ast.expr], shapes: dict):
 
 
 def _broadcast(shapes: list):
-    """NumPy's broadcast of symbolic shapes; UNKNOWN where an axis may differ."""
+    """NumPy's broadcast of symbolic shapes; UNKNOWN where an axis may differ. A new axis
+    (length 1, :data:`ONE`) takes the other operands' length."""
     if any(shape is UNKNOWN for shape in shapes):
         return UNKNOWN
     rank = max(len(shape) for shape in shapes)
     out = []
     for axis in range(-rank, 0):
         lengths = {shape[axis] for shape in shapes if len(shape) >= -axis}
+        if len(lengths) > 1:
+            lengths.discard(ONE)
         if len(lengths) != 1:
             return UNKNOWN  # two symbols: equal, or one of them 1; not provably either
         out.append(lengths.pop())
     return tuple(out)
+
+
+def _with_new_axis(shape, axis: ast.expr):
+    """``np.expand_dims``' shape: a length 1 inserted at a constant ``axis``."""
+    if shape is UNKNOWN or not _is_int(axis):
+        return UNKNOWN
+    position = axis.value if axis.value >= 0 else axis.value + len(shape) + 1
+    if not 0 <= position <= len(shape):
+        return UNKNOWN
+    return shape[:position] + (ONE,) + shape[position:]
+
+
+def _reduced(shape, keywords: list):
+    """A reduction's shape over one constant ``axis=`` (kept as length 1 with
+    ``keepdims=True``); UNKNOWN for anything else."""
+    options = {k.arg: k.value for k in keywords}
+    axis, keep = options.pop("axis", None), options.pop("keepdims", ast.Constant(False))
+    if shape is UNKNOWN or options or not _is_int(axis) or not isinstance(keep, ast.Constant):
+        return UNKNOWN
+    position = axis.value if axis.value >= 0 else axis.value + len(shape)
+    if not 0 <= position < len(shape):
+        return UNKNOWN
+    return shape[:position] + ((ONE,) if keep.value is True else ()) + shape[position + 1 :]
+
+
+def _is_int(node) -> bool:
+    return isinstance(node, ast.Constant) and type(node.value) is int
