@@ -36,6 +36,7 @@ from .drivers import (
 )
 from .errors import ArgumentError, ModeRefusedError, TypeInferenceError
 from .examples import example_args, signature_args
+from .outlined import outlined_text
 from .policy import check_policy
 
 
@@ -355,7 +356,7 @@ def _generated_source(transformed: Specializer, args, signature, build) -> str:
             exc.filename,
             exc.lineno,
         ) from None
-    text, helpers = pipeline.module_text(built), pipeline.outlined_text(built)
+    text, helpers = pipeline.module_text(built), outlined_text(built.requires)
     return f"{text}\n\n{helpers}\n" if helpers else text
 
 

@@ -16,6 +16,7 @@ inside Numba's compile.
 
 from __future__ import annotations
 
+import ast
 import os
 from typing import TYPE_CHECKING
 
@@ -23,6 +24,7 @@ import numba
 from numba.core import types as nbtypes
 from numba.extending import overload, register_jitable
 
+from . import compile as compile_stage
 from .outline import rule_for
 from .rule import Rule
 
@@ -147,8 +149,6 @@ def prepare_outlined(node, types, customs: dict) -> None:
     table), before anything compiles; mark each call with the argument whose shape its
     result has (``call.shape_of``) and the helper's generated module
     (``call.helper_module``, see :func:`required_modules`)."""
-    import ast
-
     for stmt in ast.walk(node):
         call = stmt.value if isinstance(stmt, ast.Assign) else None
         if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)):
@@ -164,8 +164,6 @@ def prepare_outlined(node, types, customs: dict) -> None:
 
 
 def _float_result(stmt, types) -> bool:
-    import ast
-
     target = stmt.targets[0]
     return isinstance(target, ast.Name) and types[target.id].is_float
 
@@ -174,15 +172,11 @@ def required_modules(node) -> list[str]:
     """The file names of the outlined helpers' generated modules ``node`` calls: the
     caller's compiled code, loaded from Numba's cache, refers to their functions, which
     must be imported first (``pipeline.import_required``)."""
-    import ast
-
     return sorted({c.helper_module for c in ast.walk(node) if hasattr(c, "helper_module")})
 
 
 def _argument_type(arg, types):
     """The Numba type of a call's argument (a name or a constant), or None."""
-    import ast
-
     if isinstance(arg, ast.Constant):
         return numba.typeof(arg.value) if isinstance(arg.value, (int, float)) else None
     if not isinstance(arg, ast.Name):
@@ -195,3 +189,50 @@ def _argument_type(arg, types):
         dtype = getattr(nbtypes, known.dtype, None)
         return None if dtype is None else nbtypes.Array(dtype, known.ndim, known.layout)
     return None
+
+
+def result_shape_of(node, types, params: list[str]) -> int | None:
+    """The position of the parameter whose shape the returned array provably has (an
+    outlined helper's call then has that argument's shape for its caller), or None."""
+    last = node.body[-1] if node.body else None
+    if not (isinstance(last, ast.Return) and isinstance(last.value, ast.Name)):
+        return None
+    shape = types.shapes.get(last.value.id)
+    if types.result.kind != "array" or not shape:
+        return None
+    return next((k for k, p in enumerate(params) if types.shapes.get(p) == shape), None)
+
+
+def import_required(meta: dict) -> None:
+    """Import the outlined helpers' modules a derivative's compiled code refers to (and
+    theirs), so that Numba's cache can load it; one that is gone is rebuilt on compile."""
+    for name in meta.get("requires", ()):
+        path = compile_stage.cache_dir() / name
+        required = compile_stage.cached_meta(path)
+        if required is not None:
+            compile_stage.import_module(path)
+            import_required(required)
+
+
+def outlined_text(requires: tuple) -> str:
+    """The derivatives of the outlined helpers in the modules ``requires`` names (and those
+    they call), as they read in their own generated modules, for ``sd.adjoint_source``."""
+    parts = []
+    for name in requires:
+        path = compile_stage.cache_dir() / name
+        text, meta = compile_stage.read_module(path), compile_stage.cached_meta(path)
+        if text is None or meta is None:
+            continue
+        tree = ast.parse(text)
+        vjp = next(
+            f for f in tree.body if isinstance(f, ast.FunctionDef) and f.name.endswith("_vjp")
+        )
+        helper = vjp.name.removesuffix("_vjp")
+        lines = text.splitlines()[vjp.lineno - 1 : vjp.end_lineno]
+        parts.append(
+            f"# The outlined helper '{helper}' (module {name}): the calls above of "
+            f"{vjp.name}(args..., g) give\n# entry [1] of this function's result, one entry "
+            "per argument (0.0 for an integer one).\n\n" + "\n".join(lines)
+        )
+        parts.append(outlined_text(tuple(meta.get("requires", ()))))
+    return "\n\n\n".join(p for p in parts if p)

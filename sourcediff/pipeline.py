@@ -50,7 +50,7 @@ from .normalize.masks import lower_masks
 from .normalize.rows import hoist_invariant_rows
 from .normalize.scalarize import scalarize
 from .normalize.views import copy_written_views
-from .outlined import prepare_outlined, required_modules
+from .outlined import import_required, prepare_outlined, required_modules, result_shape_of
 from .parse import ParsedFunction, parse_function
 from .plan import AutoPlan, cheaper_to_rerun, has_time_loop, make_plan
 from .sources import literal_defaults
@@ -243,17 +243,6 @@ def _build_adjoint_module(parsed: ParsedFunction, request: Request) -> Built:
     return built
 
 
-def import_required(meta: dict) -> None:
-    """Import the outlined helpers' modules a derivative's compiled code refers to (and
-    theirs), so that Numba's cache can load it; one that is gone is rebuilt on compile."""
-    for name in meta.get("requires", ()):
-        path = compile_stage.cache_dir() / name
-        required = compile_stage.cached_meta(path)
-        if required is not None:
-            compile_stage.import_module(path)
-            import_required(required)
-
-
 def _write_adjoint_module(parsed, request: Request, path, names: tuple, shadow: str) -> dict:
     """Stages 2-5: the derivative built, optimized and written to ``path``; its metadata."""
     nf = normalized(parsed)
@@ -308,18 +297,6 @@ def typed(nf: NormalizedFunction, parsed: ParsedFunction, request: Request) -> T
         _dump("scalarize", function_source(nf.node)[0])
     _shape_analyses(nf, types, request.dims)
     return types
-
-
-def result_shape_of(node: ast.FunctionDef, types: TypeTable, params: list[str]) -> int | None:
-    """The position of the parameter whose shape the returned array provably has (an
-    outlined helper's call then has that argument's shape for its caller), or None."""
-    last = node.body[-1] if node.body else None
-    if not (isinstance(last, ast.Return) and isinstance(last.value, ast.Name)):
-        return None
-    shape = types.shapes.get(last.value.id)
-    if types.result.kind != "array" or not shape:
-        return None
-    return next((k for k, p in enumerate(params) if types.shapes.get(p) == shape), None)
 
 
 def _shape_analyses(nf: NormalizedFunction, types, dims) -> None:
@@ -505,31 +482,6 @@ def module_text(built: Built) -> str:
             f"the generated module {built.path} is missing or damaged; call again"
         )
     return text
-
-
-def outlined_text(built: Built) -> str:
-    """The derivatives of the outlined helpers ``built`` calls (and those they call), as
-    they read in their own generated modules, for ``sd.adjoint_source``."""
-    parts = []
-    for name in built.requires:
-        path = compile_stage.cache_dir() / name
-        text, meta = compile_stage.read_module(path), compile_stage.cached_meta(path)
-        if text is None or meta is None:
-            continue
-        tree = ast.parse(text)
-        vjp = next(
-            f for f in tree.body if isinstance(f, ast.FunctionDef) and f.name.endswith("_vjp")
-        )
-        helper = vjp.name.removesuffix("_vjp")
-        lines = text.splitlines()[vjp.lineno - 1 : vjp.end_lineno]
-        parts.append(
-            f"# The outlined helper '{helper}' (module {name}): the calls above of "
-            f"{vjp.name}(args..., g) give\n# entry [1] of this function's result, one entry "
-            "per argument (0.0 for an integer one).\n\n" + "\n".join(lines)
-        )
-        required = Built(str(path), "", "", 1, "", requires=tuple(meta.get("requires", ())))
-        parts.append(outlined_text(required))
-    return "\n\n\n".join(p for p in parts if p)
 
 
 def load(built: Built, function_name: str, jit: bool):
