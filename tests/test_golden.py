@@ -23,6 +23,13 @@ CASES = [
     ("gray_scott", g.gray_scott, (0, 1, 2, 3), (np.ones((4, 5)),) * 2 + (0.03, 0.06, 3), "auto"),
     ("heat_checkpoint", g.heat, (0, 1), (np.linspace(0.0, 1.0, 8), 0.1, 10), sd.Checkpoint(4)),
     (
+        "rk4_outlined",
+        g.rk4_reaction_diffusion,
+        (0, 1),
+        (np.linspace(0.0, 1.0, 6), 0.3, 0.05, 4),
+        "auto",
+    ),
+    (
         "mlp_loss",
         g.mlp_loss,
         (0, 1, 2),
