@@ -25,6 +25,7 @@ HERE = Path(__file__).resolve().parent
 STAGES = ("parse", "normalize", "types", "activity", "plan", "recording", "reverse")
 STAGES += ("optimize", "codegen")
 KERNELS = ("heat", "wave", "nbody", "mlp_loss", "lorenz", "jacobi_2d", "mlp3", "gmm", "gray_scott")
+KERNELS += ("rk4_rd",)
 
 RUN = """
 import sys, time

@@ -11,6 +11,8 @@ argument (see ``ARGNUMS``). What each one knows about its kernel:
 * ``gray_scott``: stores ``u`` and ``v`` at the start of every step; each reverse step
   applies the (symmetric) periodic Laplacian to the adjoints in one loop over the grid.
 * ``mlp3``: textbook backpropagation with ``np.dot`` (BLAS), layer by layer.
+* ``rk4_rd``: stores the state at every step and recomputes that step's four stages in the
+  reverse sweep; the right-hand side's adjoint is written out by hand.
 * ``gmm``: one pass over the samples; the softmax of each sample's component terms gives
   the adjoint of those terms, from which means and log standard deviations follow in
   closed form. O(k d) extra memory.
@@ -351,14 +353,106 @@ def gmm_grad(alphas, means, log_sd, x, gamma, m_dof):
 
 # ------------------------------------------------------------------------ registry
 
+# ------------------------------------------------------------------------------ rk4_rd
+
+
+@numba.njit(cache=True)
+def _reaction_rhs(u, d, out):
+    n = u.shape[0]
+    for i in range(n):
+        left = u[i - 1] if i > 0 else u[n - 1]
+        right = u[i + 1] if i < n - 1 else u[0]
+        out[i] = d * (left - 2.0 * u[i] + right) + u[i] * (1.0 - u[i])
+
+
+@numba.njit(cache=True)
+def _reaction_rhs_adjoint(u, d, g, u_bar):
+    """``u_bar += J^T g`` of :func:`_reaction_rhs`; returns the ``d`` contribution."""
+    n = u.shape[0]
+    d_bar = 0.0
+    for i in range(n):
+        il = i - 1 if i > 0 else n - 1
+        ir = i + 1 if i < n - 1 else 0
+        d_bar += g[i] * (u[il] - 2.0 * u[i] + u[ir])
+        u_bar[i] += g[i] * (1.0 - 2.0 * u[i] - 2.0 * d)
+        u_bar[il] += g[i] * d
+        u_bar[ir] += g[i] * d
+    return d_bar
+
+
+@numba.njit(cache=True)
+def _rk4_rd_stages(u, d, dt, k1, k2, k3, k4, s2, s3, s4):
+    _reaction_rhs(u, d, k1)
+    s2[:] = u + 0.5 * dt * k1
+    _reaction_rhs(s2, d, k2)
+    s3[:] = u + 0.5 * dt * k2
+    _reaction_rhs(s3, d, k3)
+    s4[:] = u + dt * k3
+    _reaction_rhs(s4, d, k4)
+
+
+@numba.njit(cache=True)
+def rk4_rd_primal(u0, d, dt, steps):
+    """Numba copy of :func:`kernels_more.rk4_rd`."""
+    n = u0.shape[0]
+    u = u0.copy()
+    k1, k2, k3, k4 = np.empty(n), np.empty(n), np.empty(n), np.empty(n)
+    s2, s3, s4 = np.empty(n), np.empty(n), np.empty(n)
+    for _ in range(steps):
+        _rk4_rd_stages(u, d, dt, k1, k2, k3, k4, s2, s3, s4)
+        u = u + dt / 6.0 * (k1 + 2.0 * k2 + 2.0 * k3 + k4)
+    return np.sum(u * u)
+
+
+@numba.njit(cache=True)
+def rk4_rd_grad(u0, d, dt, steps):
+    """Stores the state at every step; the reverse sweep recomputes that step's stages and
+    sends the adjoint through the right-hand side's hand adjoint, stage by stage."""
+    n = u0.shape[0]
+    us = np.empty((steps + 1, n))
+    us[0] = u0
+    k1, k2, k3, k4 = np.empty(n), np.empty(n), np.empty(n), np.empty(n)
+    s2, s3, s4 = np.empty(n), np.empty(n), np.empty(n)
+    for s in range(steps):
+        _rk4_rd_stages(us[s], d, dt, k1, k2, k3, k4, s2, s3, s4)
+        us[s + 1] = us[s] + dt / 6.0 * (k1 + 2.0 * k2 + 2.0 * k3 + k4)
+    value = np.sum(us[steps] * us[steps])
+    ub = 2.0 * us[steps]
+    d_bar = 0.0
+    kb, sb = np.empty(n), np.zeros(n)
+    for s in range(steps - 1, -1, -1):
+        u = us[s]
+        _rk4_rd_stages(u, d, dt, k1, k2, k3, k4, s2, s3, s4)
+        new_ub = ub.copy()
+        kb[:] = dt / 6.0 * ub  # k4's adjoint
+        sb[:] = 0.0
+        d_bar += _reaction_rhs_adjoint(s4, d, kb, sb)
+        new_ub += sb
+        kb[:] = dt / 3.0 * ub + dt * sb  # k3's
+        sb[:] = 0.0
+        d_bar += _reaction_rhs_adjoint(s3, d, kb, sb)
+        new_ub += sb
+        kb[:] = dt / 3.0 * ub + 0.5 * dt * sb  # k2's
+        sb[:] = 0.0
+        d_bar += _reaction_rhs_adjoint(s2, d, kb, sb)
+        new_ub += sb
+        kb[:] = dt / 6.0 * ub + 0.5 * dt * sb  # k1's
+        d_bar += _reaction_rhs_adjoint(u, d, kb, new_ub)
+        ub = new_ub
+    return value, ub, d_bar
+
+
 PRIMALS = {"lorenz": lorenz_primal, "jacobi_2d": jacobi_2d_primal, "mlp3": mlp3_primal}
 PRIMALS["gmm"] = gmm_primal
 PRIMALS["gray_scott"] = gray_scott_primal
+PRIMALS["rk4_rd"] = rk4_rd_primal
 GRADS = {"lorenz": lorenz_grad, "jacobi_2d": jacobi_2d_grad, "mlp3": mlp3_grad, "gmm": gmm_grad}
 GRADS["gray_scott"] = gray_scott_grad
+GRADS["rk4_rd"] = rk4_rd_grad
 ARGNUMS = {"lorenz": (0, 1, 2, 3, 4, 5), "jacobi_2d": (0,), "mlp3": (0, 1, 2, 3, 4, 5)}
 ARGNUMS["gmm"] = (0, 1, 2)
 ARGNUMS["gray_scott"] = (0, 1, 2, 3)
+ARGNUMS["rk4_rd"] = (0, 1)
 
 
 def check_points():
@@ -370,6 +464,7 @@ def check_points():
         "mlp3": [k.mlp3_args(5, 3, 4, 2), k.mlp3_args(2, 2, 3, 1, seed=1)],
         "gmm": [k.gmm_args(7, 3, 2), k.gmm_args(4, 2, 3, seed=1)],
         "gray_scott": [k.gray_scott_args(8, 5), k.gray_scott_args(5, 2, seed=1)],
+        "rk4_rd": [k.rk4_rd_args(9, 6), k.rk4_rd_args(5, 2, seed=1)],
     }
 
 

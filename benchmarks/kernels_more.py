@@ -102,6 +102,36 @@ def gmm(alphas, means, log_sd, x, gamma, m_dof):
 # ------------------------------------------------------------------------ inputs
 
 
+def reaction_rhs(u, d):
+    """A periodic 1-D reaction-diffusion right-hand side, a new array of ``u``'s shape."""
+    n = u.shape[0]
+    out = np.empty(n)
+    for i in range(n):
+        left = u[i - 1] if i > 0 else u[n - 1]
+        right = u[i + 1] if i < n - 1 else u[0]
+        out[i] = d * (left - 2.0 * u[i] + right) + u[i] * (1.0 - u[i])
+    return out
+
+
+def rk4_rd(u0, d, dt, steps):
+    """RK4 of the reaction-diffusion system, the right-hand side called four times per
+    step (sourcediff outlines it); returns ``sum(u * u)`` at the end."""
+    u = u0.copy()
+    for _ in range(steps):
+        k1 = reaction_rhs(u, d)
+        k2 = reaction_rhs(u + 0.5 * dt * k1, d)
+        k3 = reaction_rhs(u + 0.5 * dt * k2, d)
+        k4 = reaction_rhs(u + dt * k3, d)
+        u = u + dt / 6.0 * (k1 + 2.0 * k2 + 2.0 * k3 + k4)
+    return np.sum(u * u)
+
+
+def rk4_rd_args(n, steps, seed=8):
+    """A smooth random profile, a stable step for the diffusion."""
+    rng = np.random.default_rng(seed)
+    return (0.5 + 0.2 * rng.uniform(-1.0, 1.0, n), 0.2, 0.1, steps)
+
+
 def lorenz_args(steps, dt=0.01):
     """The classic chaotic parameters from a point near the attractor."""
     return (1.0, 1.0, 20.0, 10.0, 28.0, 8.0 / 3.0, steps, dt)

@@ -218,6 +218,24 @@ def gray_scott(B, u0, v0, feed, kill, steps):
     return B.xp.sum(v * v)
 
 
+def rk4_rd(B, u0, d, dt, steps):
+    """:func:`kernels_more.rk4_rd`, the periodic neighbours by ``roll``."""
+    roll = B.xp.roll
+
+    def rhs(u):
+        return d * (roll(u, 1) - 2.0 * u + roll(u, -1)) + u * (1.0 - u)
+
+    def step(u):
+        k1 = rhs(u)
+        k2 = rhs(u + 0.5 * dt * k1)
+        k3 = rhs(u + 0.5 * dt * k2)
+        k4 = rhs(u + dt * k3)
+        return u + dt / 6.0 * (k1 + 2.0 * k2 + 2.0 * k3 + k4)
+
+    u = B.fori(steps, step, u0)
+    return B.xp.sum(u * u)
+
+
 def mlp3(B, w1, b1, w2, b2, w3, b3, x, y):
     """:func:`kernels_more.mlp3`, unchanged."""
     h1 = B.xp.tanh(x @ w1 + b1)
@@ -250,6 +268,7 @@ PORTS = {
     "mlp3": mlp3,
     "gmm": gmm,
     "gray_scott": gray_scott,
+    "rk4_rd": rk4_rd,
 }
 
 BACKENDS = {"jax": jax_backend, "autograd": autograd_backend, "torch": torch_backend}

@@ -67,6 +67,7 @@ def kernels(scale):
         "mlp3": km.mlp3_args(128, 32, 64, 8),
         "gmm": km.gmm_args(1000, 8, 4),
         "gray_scott": km.gray_scott_args(64, max(1, int(50 * scale))),
+        "rk4_rd": km.rk4_rd_args(128, max(1, int(100 * scale))),
     }
     found = []
     for name, args in sizes.items():
