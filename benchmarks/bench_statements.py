@@ -62,9 +62,12 @@ def user_statements(func) -> int:
 
 
 def vjp_statements(kernel, optimize: str) -> int:
+    """Statements of the generated vjp and of the vjps of the helpers it calls (outlined
+    helpers: ``adjoint_source`` shows them after the module)."""
     os.environ["SOURCEDIFF_OPTIMIZE"] = optimize
     text = sd.adjoint_source(kernel.func, argnums=kernel.argnums, args=kernel.args)
-    return statements(text, f"{kernel.func.__name__}_vjp")
+    names = [n.name for n in ast.parse(text).body if isinstance(n, ast.FunctionDef)]
+    return sum(statements(text, name) for name in names if name.endswith("_vjp"))
 
 
 def main() -> None:
