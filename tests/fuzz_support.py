@@ -32,6 +32,11 @@ def folder():
 # 99: an if, min/max, an int counter, a tuple swap, a stage value read after the loop).
 GAP_SAMPLE = (14, 20, 29, 43, 81, 99)
 
+# Seeds (``gaps=True``) whose programs call helpers with loops from two places, which
+# sourcediff outlines: an array-returning one as two stages of a step, in a loop, and a
+# float-returning one on views (33); the array-returning one in a loop (9).
+OUTLINE_SAMPLE = (33, 9)
+
 # Seeds whose programs (with ``extras=True``) hold each construct of tests/fuzzing/extras.py:
 # masks with & | ^ ~, max/min of many, np.fmod/fmax/fmin, views written by a helper (84);
 # defaults left out, a functools.wraps helper, a loop with else, max/min of many (187);

@@ -28,11 +28,12 @@ def test_generated_program_compiled(seed, folder):
     run_program(seed, folder, True, policies()[3:])
 
 
-@pytest.mark.parametrize("seed", [29, 81, 20])
+@pytest.mark.parametrize("seed", [29, 81, 20, 33])
 def test_generated_own_stream_constructs_compiled(seed, folder):
     """Programs with np.roll stencils rebound in a loop (29), pairwise increments, rows of an
     invariant array in a per-sample loop and a hidden layer read in a deeper nest (81), a
-    scalar time loop "auto" re-runs in the reverse sweep (20), all ``gaps=True``, compiled."""
+    scalar time loop "auto" re-runs in the reverse sweep (20), helpers called from two places
+    (33: outlined), all ``gaps=True``, compiled."""
     run_program(seed, folder, True, policies()[3:], gaps=True)
 
 

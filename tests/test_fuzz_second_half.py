@@ -2,7 +2,7 @@
 differentiated under every policy as plain Python with the verifier on."""
 
 import pytest
-from fuzz_support import EXTRA_SAMPLE, GAP_SAMPLE, SAMPLE, folder, run_program
+from fuzz_support import EXTRA_SAMPLE, GAP_SAMPLE, OUTLINE_SAMPLE, SAMPLE, folder, run_program
 from fuzzing.campaign import policies
 
 SECOND_HALF = SAMPLE[len(SAMPLE) // 2 :]
@@ -17,6 +17,13 @@ def test_generated_program_verified_under_every_policy(seed, folder, monkeypatch
 @pytest.mark.parametrize("seed", GAP_SAMPLE)
 def test_generated_program_with_its_own_stream_constructs(seed, folder, monkeypatch):
     """Programs with the constructs of the generator's own stream (``gaps=True``)."""
+    monkeypatch.setenv("SOURCEDIFF_VERIFY", "1")
+    run_program(seed, folder, False, policies(), gaps=True)
+
+
+@pytest.mark.parametrize("seed", OUTLINE_SAMPLE)
+def test_generated_program_calling_outlined_helpers(seed, folder, monkeypatch):
+    """Programs calling helpers from two places (outlined: their own vjps are called)."""
     monkeypatch.setenv("SOURCEDIFF_VERIFY", "1")
     run_program(seed, folder, False, policies(), gaps=True)
 

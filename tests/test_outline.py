@@ -108,11 +108,12 @@ def _gradient_matches(func, args, argnums, policy, jit):
 
 @pytest.mark.parametrize("jit", [False, True])
 @pytest.mark.parametrize("policy", POLICIES, ids=str)
-@pytest.mark.parametrize("seed", [0, 1])
-def test_a_helper_called_four_times_per_step_is_outlined(seed, policy, jit):
-    """RK4 of a PDE: ``rhs`` runs through its own vjp, and the gradient is right."""
-    args = (_vectors(7, seed) + 0.5, 0.3, 0.05, 3)
-    _gradient_matches(rk4, args, (0, 1), policy, jit)
+def test_a_helper_called_four_times_per_step_is_outlined(policy, jit):
+    """RK4 of a PDE: ``rhs`` runs through its own vjp, and the gradient is right at two
+    points."""
+    for seed in (0, 1):
+        args = (_vectors(7, seed) + 0.5, 0.3 + 0.1 * seed, 0.05, 3)
+        _gradient_matches(rk4, args, (0, 1), policy, jit)
 
 
 def test_the_outlined_derivative_calls_the_helper_vjp_once_per_call():
