@@ -6,8 +6,11 @@ len(range(t, n))``. The reverse sweep needs both to replay the inner loop backwa
 Saving them costs a record per outer iteration; but the reverse loop over ``i`` sets
 ``i`` to the same values, so an expert recomputes them there, under every policy.
 
+A branch's test inside a loop (``t = i > 0`` before ``if t:``, a boundary in a stencil)
+is replayed the same way instead of recording the decision of every iteration.
+
 A definition is replayed when it is the only binding of its name, sits in the block
-that holds the inner loop (before it), computes integer arithmetic (or ``len(range())``
+that holds the inner loop or branch (before it), computes integer arithmetic (or ``len(range())``
 of it) from enclosing ``for`` variables, names no enclosing loop changes and other
 replayed definitions, and every read of its name follows it in that block. The reverse
 of that block then starts by recomputing it (:func:`replayed_prefix`).
@@ -37,7 +40,7 @@ from . import liveness
 from .recompute import names_read
 
 ARITHMETIC = (ast.Name, ast.Constant, ast.BinOp, ast.UnaryOp, ast.operator, ast.unaryop)
-ARITHMETIC += (ast.expr_context,)
+ARITHMETIC += (ast.expr_context, ast.Compare, ast.cmpop)
 
 
 def replayed_bounds(node: ast.FunctionDef, counters: dict) -> dict[int, ast.Assign]:
@@ -52,6 +55,9 @@ def replayed_bounds(node: ast.FunctionDef, counters: dict) -> dict[int, ast.Assi
             if changed is not None and counter is not None and not counter.running:
                 scope = _Scope(block, index, changed, targets, bindings, reads)
                 found.update(scope.definitions(bound_names(stmt, counter.name)))
+            if changed is not None and isinstance(stmt, ast.If) and _named_test(stmt):
+                scope = _Scope(block, index, changed, targets, bindings, reads)
+                found.update(scope.definitions([stmt.test.id]))
             if isinstance(stmt, (ast.For, ast.While)):
                 inner = targets | ({stmt.target.id} if isinstance(stmt, ast.For) else set())
                 visit(stmt.body, (changed or set()) | liveness.modified([stmt]), inner)
@@ -61,6 +67,10 @@ def replayed_bounds(node: ast.FunctionDef, counters: dict) -> dict[int, ast.Assi
 
     visit(node.body, None, set())
     return found
+
+
+def _named_test(stmt: ast.If) -> bool:
+    return isinstance(stmt.test, ast.Name)
 
 
 def replayed_prefix(stmts: list[ast.stmt], replayed: dict[int, ast.Assign]) -> list[ast.stmt]:

@@ -260,31 +260,21 @@ def rk4_reaction_diffusion_record_bytes(u0, d, dt, steps):
 def reaction_diffusion_vjp(u, d, reaction_diffusion_bar):
     # forward sweep
     t12 = 0.0
-    t2 = False
-    t7 = False
-    flags_top = 0
     floats_top = 0
     # golden_functions.py:89: n = u.shape[0]
     n = u.shape[0]
     # golden_functions.py:90: out = np.empty(n)
     out = np.empty(n)
+    floats_tape = np.empty(len(range(n)), np.float64)
     # golden_functions.py:91: for i in range(n):
-    n_i = len(range(n))
-    flags_tape = np.empty(2 * n_i, np.bool_)
-    floats_tape = np.empty(n_i, np.float64)
     for i in range(n):
-        flags_tape[flags_top] = t2
         # golden_functions.py:92: left = u[i - 1] if i > 0 else u[n - 1]
-        t2 = i > 0
-        if t2:
+        if i > 0:
             t1 = u[i - 1]
         else:
             t1 = u[n - 1]
-        flags_tape[flags_top + 1] = t7
-        flags_top += 2
         # golden_functions.py:93: right = u[i + 1] if i < n - 1 else u[0]
-        t7 = i < n - 1
-        if t7:
+        if i < n - 1:
             t5 = u[i + 1]
         else:
             t5 = u[0]
@@ -300,6 +290,10 @@ def reaction_diffusion_vjp(u, d, reaction_diffusion_bar):
     out_bar = np.zeros_like(out)
     add_into(out_bar, reaction_diffusion_bar)
     for i in range(n - 1, -1, -1):
+        # golden_functions.py:92: left = u[i - 1] if i > 0 else u[n - 1]
+        t2 = i > 0
+        # golden_functions.py:93: right = u[i + 1] if i < n - 1 else u[0]
+        t7 = i < n - 1
         # golden_functions.py:94: out[i] = d * (left - 2.0 * u[i] + right) + u[i] * (1.0 - u[i])
         t16_bar = out_bar[i]
         out_bar[i] = 0.0
@@ -317,12 +311,9 @@ def reaction_diffusion_vjp(u, d, reaction_diffusion_bar):
             u_bar[i + 1] += t12_bar
         else:
             u_bar[0] += t12_bar
-        flags_top -= 2
-        t7 = flags_tape[flags_top + 1]
         # golden_functions.py:92: left = u[i - 1] if i > 0 else u[n - 1]
         if t2:
             u_bar[i - 1] += t12_bar
         else:
             u_bar[n - 1] += t12_bar
-        t2 = flags_tape[flags_top]
     return (out, (u_bar, d_bar))
