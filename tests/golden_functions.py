@@ -82,27 +82,3 @@ def gray_scott(u, v, feed, kill, steps):
         u = u + 0.16 * lu - uvv + feed * (1.0 - u)
         v = v + 0.08 * lv + uvv - (feed + kill) * v
     return np.sum(v * v)
-
-
-def reaction_diffusion(u, d):
-    """A periodic reaction-diffusion right-hand side: a new array of ``u``'s shape."""
-    n = u.shape[0]
-    out = np.empty(n)
-    for i in range(n):
-        left = u[i - 1] if i > 0 else u[n - 1]
-        right = u[i + 1] if i < n - 1 else u[0]
-        out[i] = d * (left - 2.0 * u[i] + right) + u[i] * (1.0 - u[i])
-    return out
-
-
-def rk4_reaction_diffusion(u0, d, dt, steps):
-    """RK4 steps calling the right-hand side four times: it is outlined (called through
-    its own vjp)."""
-    u = u0.copy()
-    for _ in range(steps):
-        k1 = reaction_diffusion(u, d)
-        k2 = reaction_diffusion(u + 0.5 * dt * k1, d)
-        k3 = reaction_diffusion(u + 0.5 * dt * k2, d)
-        k4 = reaction_diffusion(u + dt * k3, d)
-        u = u + dt / 6.0 * (k1 + 2.0 * k2 + 2.0 * k3 + k4)
-    return np.sum(u * u)

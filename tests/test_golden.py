@@ -9,6 +9,7 @@ from pathlib import Path
 import golden_functions as g
 import numpy as np
 import pytest
+from benchmark_kernels import kernel_module
 
 import sourcediff as sd
 
@@ -24,7 +25,7 @@ CASES = [
     ("heat_checkpoint", g.heat, (0, 1), (np.linspace(0.0, 1.0, 8), 0.1, 10), sd.Checkpoint(4)),
     (
         "rk4_outlined",
-        g.rk4_reaction_diffusion,
+        kernel_module("kernels_more").rk4_rd,
         (0, 1),
         (np.linspace(0.0, 1.0, 6), 0.3, 0.05, 4),
         "auto",

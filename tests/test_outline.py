@@ -9,6 +9,7 @@ import math
 
 import numpy as np
 import pytest
+from benchmark_kernels import kernel_module
 from reference import array_central_difference, central_difference
 
 import sourcediff as sd
@@ -16,26 +17,8 @@ import sourcediff as sd
 POLICIES = ["store", "recompute", sd.Checkpoint(snapshots=2), "auto"]
 
 
-def rhs(u, d):
-    """A periodic reaction-diffusion right-hand side: a new array of ``u``'s shape."""
-    n = u.shape[0]
-    out = np.empty(n)
-    for i in range(n):
-        left = u[i - 1] if i > 0 else u[n - 1]
-        right = u[i + 1] if i < n - 1 else u[0]
-        out[i] = d * (left - 2.0 * u[i] + right) + u[i] * (1.0 - u[i])
-    return out
-
-
-def rk4(u0, d, dt, steps):
-    u = u0.copy()
-    for _ in range(steps):
-        k1 = rhs(u, d)
-        k2 = rhs(u + 0.5 * dt * k1, d)
-        k3 = rhs(u + 0.5 * dt * k2, d)
-        k4 = rhs(u + dt * k3, d)
-        u = u + dt / 6.0 * (k1 + 2.0 * k2 + 2.0 * k3 + k4)
-    return np.sum(u * u)
+KERNELS = kernel_module("kernels_more")
+rk4 = KERNELS.rk4_rd  # RK4 of a reaction-diffusion system, reaction_rhs called 4 times a step
 
 
 def spring_energy(x, k, count):
@@ -109,8 +92,8 @@ def _gradient_matches(func, args, argnums, policy, jit):
 @pytest.mark.parametrize("jit", [False, True])
 @pytest.mark.parametrize("policy", POLICIES, ids=str)
 def test_a_helper_called_four_times_per_step_is_outlined(policy, jit):
-    """RK4 of a PDE: ``rhs`` runs through its own vjp, and the gradient is right at two
-    points."""
+    """RK4 of a PDE: ``reaction_rhs`` runs through its own vjp, and the gradient is right
+    at two points."""
     for seed in (0, 1):
         args = (_vectors(7, seed) + 0.5, 0.3 + 0.1 * seed, 0.05, 3)
         _gradient_matches(rk4, args, (0, 1), policy, jit)
@@ -118,8 +101,8 @@ def test_a_helper_called_four_times_per_step_is_outlined(policy, jit):
 
 def test_the_outlined_derivative_calls_the_helper_vjp_once_per_call():
     source = sd.adjoint_source(rk4, argnums=(0, 1), args=(_vectors(5, 0), 0.3, 0.05, 3))
-    vjp = source[source.index("def rk4_vjp") : source.index("def rk4_record_bytes")]
-    assert vjp.count("rhs_vjp(") == 4  # one per stage, shared by u's and d's terms
+    vjp = source[source.index("def rk4_rd_vjp") : source.index("def rk4_rd_record_bytes")]
+    assert vjp.count("reaction_rhs_vjp(") == 4  # one per stage, shared by u's and d's terms
     assert "out[i]" not in vjp  # the helper's body is not inlined
 
 
@@ -138,7 +121,7 @@ def test_inlining_everything_gives_the_same_gradients(monkeypatch):
     nested_outlined = sd.grad(nested, argnums=(0, 1))(x, 0.7)
     monkeypatch.setenv("SOURCEDIFF_OUTLINE", "0")
     source = sd.adjoint_source(rk4, argnums=(0, 1), args=args)
-    assert "rhs_vjp" not in source
+    assert "reaction_rhs_vjp" not in source
     inlined = sd.grad(rk4, argnums=(0, 1))(*args)
     np.testing.assert_allclose(outlined[0], inlined[0], rtol=1e-12)
     np.testing.assert_allclose(outlined[1], inlined[1], rtol=1e-12)
@@ -168,7 +151,7 @@ def test_the_outline_stage_alone():
     from sourcediff.outline import outlined, outlined_names
     from sourcediff.parse import parse_function
 
-    assert outlined_names(outlined(parse_function(rk4))) == ["rhs"]
+    assert outlined_names(outlined(parse_function(rk4))) == ["reaction_rhs"]
     assert outlined_names(outlined(parse_function(two_energies))) == ["spring_energy"]
     assert outlined_names(outlined(parse_function(nested))) == ["energy_of_both"]
     assert outlined_names(outlined(parse_function(energy_of_both))) == ["spring_energy"]
