@@ -30,6 +30,7 @@ import os
 from collections import Counter
 from typing import TYPE_CHECKING
 
+from . import runtime
 from .astnodes import walk
 from .custom_writes import argument_write, returns_view
 from .rule import Rule
@@ -125,8 +126,6 @@ def _worth_outlining(entry, taken: set[str], root: str) -> bool:
 
 
 def _generated_names() -> set[str]:
-    from . import runtime
-
     return set(runtime.HELPERS) | {"value", "np", "math"}
 
 

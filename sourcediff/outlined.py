@@ -45,6 +45,7 @@ class OutlinedHelper:
         self.count = len(helper.node.args.args)
         self.jitable: dict[str, object] = {}
         self.compiled: dict[str, object] = {}  # the vjps by module path, made jitable once
+        self.builds: dict[tuple, object] = {}  # the vjps' modules by argument types
 
     def rule(self) -> Rule:
         """The table row (``outline.rule_for``)."""
@@ -83,8 +84,13 @@ class OutlinedHelper:
         argnums = tuple(k for k, t in enumerate(arg_types) if _is_float(t))
         if not argnums:
             return None, argnums
-        request = pipeline.Request(argnums, AutoPlan(0), tuple(arg_types))
-        return pipeline.build_adjoint_module(self.helper, request), argnums
+        # Each call site and each compile of a caller asks again: looked up once per types
+        # (and cache folder) in this process.
+        key = (tuple(map(str, arg_types)), str(compile_stage.cache_dir()))
+        if key not in self.builds or not os.path.exists(self.builds[key].path):
+            request = pipeline.Request(argnums, AutoPlan(0), tuple(arg_types))
+            self.builds[key] = pipeline.build_adjoint_module(self.helper, request)
+        return self.builds[key], argnums
 
     def _loaded(self, arg_types: tuple, jit: bool):
         """The helper's vjp for ``arg_types``, compiled or not, and its positions."""

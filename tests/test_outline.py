@@ -145,9 +145,22 @@ def test_a_helper_returning_a_view_stays_inlined():
     assert "test_outline.py" in str(error.value)
 
 
+def keyword_calls(x, k):
+    return spring_energy(x, k, count=3) + spring_energy(x * x, k, count=2)
+
+
+def _doubled(v):
+    return 2.0 * v * v
+
+
+def small_calls(x):
+    return _doubled(x) + _doubled(x + 1.0)
+
+
 def test_the_outline_stage_alone():
     """Which helpers the stage keeps as calls: those reached from two call sites (a call
-    inside a helper counts once per call of that helper) with a loop or six statements."""
+    inside a helper counts once per call of that helper) with a loop or six statements,
+    called with positional arguments only."""
     from sourcediff.outline import outlined, outlined_names
     from sourcediff.parse import parse_function
 
@@ -156,3 +169,6 @@ def test_the_outline_stage_alone():
     assert outlined_names(outlined(parse_function(nested))) == ["energy_of_both"]
     assert outlined_names(outlined(parse_function(energy_of_both))) == ["spring_energy"]
     assert outlined_names(outlined(parse_function(writes_its_argument))) == []
+    # Inlined: called with a keyword (the rule's arguments are positional); too small.
+    assert outlined_names(outlined(parse_function(keyword_calls))) == []
+    assert outlined_names(outlined(parse_function(small_calls))) == []

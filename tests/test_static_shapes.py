@@ -169,3 +169,39 @@ def test_a_number_times_a_constructed_array_is_summed_back_to_a_number():
         for jit in (True, False):
             got = sd.grad(scaled_identity, jit=jit)(s, K)
             assert np.ndim(got) == 0 and abs(got - expected) < 1e-10 * abs(expected)
+
+
+def test_new_axes_broadcast_and_axis_reductions_drop_their_axis():
+    """``pos[:, None, :] - pos[None, :, :]`` has shape (n, n, d) (a new axis broadcasts to
+    any length); ``np.sum(.., axis=-1)`` drops the last axis, ``keepdims`` keeps it as 1;
+    the sum over every axis and an unknown axis have none."""
+    cube = VarType("array", "float64", 3)
+    shapes = _shapes(
+        """
+        def f(pos, k):
+            t1 = np.expand_dims(pos, 1)
+            t2 = np.expand_dims(pos, 0)
+            diff = t1 - t2
+            r2 = np.sum(diff, axis=-1)
+            kept = np.sum(diff, axis=2, keepdims=True)
+            other = np.sum(diff, axis=k)
+            return r2
+        """,
+        {
+            "pos": MATRIX,
+            "t1": cube,
+            "t2": cube,
+            "diff": cube,
+            "r2": MATRIX,
+            "kept": cube,
+            "other": MATRIX,
+            "k": VarType("int", "int64"),
+        },
+        ["pos", "k"],
+        (("n", "d"), None),
+    )
+    n, d, one = ("class", "n"), ("class", "d"), ("constant", 1)
+    assert shapes["t1"] == (n, one, d) and shapes["t2"] == (one, n, d)
+    assert shapes["diff"] == (n, n, d)
+    assert shapes["r2"] == (n, n) and shapes["kept"] == (n, n, one)
+    assert "other" not in shapes

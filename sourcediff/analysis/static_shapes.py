@@ -286,9 +286,10 @@ def _broadcast(shapes: list):
 
 def _with_new_axis(shape, axis: ast.expr):
     """``np.expand_dims``' shape: a length 1 inserted at a constant ``axis``."""
-    if shape is UNKNOWN or not _is_int(axis):
+    axis = _int_value(axis)
+    if shape is UNKNOWN or axis is None:
         return UNKNOWN
-    position = axis.value if axis.value >= 0 else axis.value + len(shape) + 1
+    position = axis if axis >= 0 else axis + len(shape) + 1
     if not 0 <= position <= len(shape):
         return UNKNOWN
     return shape[:position] + (ONE,) + shape[position:]
@@ -298,14 +299,20 @@ def _reduced(shape, keywords: list):
     """A reduction's shape over one constant ``axis=`` (kept as length 1 with
     ``keepdims=True``); UNKNOWN for anything else."""
     options = {k.arg: k.value for k in keywords}
-    axis, keep = options.pop("axis", None), options.pop("keepdims", ast.Constant(False))
-    if shape is UNKNOWN or options or not _is_int(axis) or not isinstance(keep, ast.Constant):
+    axis = _int_value(options.pop("axis", None))
+    keep = options.pop("keepdims", ast.Constant(False))
+    if shape is UNKNOWN or options or axis is None or not isinstance(keep, ast.Constant):
         return UNKNOWN
-    position = axis.value if axis.value >= 0 else axis.value + len(shape)
+    position = axis if axis >= 0 else axis + len(shape)
     if not 0 <= position < len(shape):
         return UNKNOWN
     return shape[:position] + ((ONE,) if keep.value is True else ()) + shape[position + 1 :]
 
 
-def _is_int(node) -> bool:
-    return isinstance(node, ast.Constant) and type(node.value) is int
+def _int_value(node) -> int | None:
+    """The integer a constant (``2``, ``-1``) is, else None."""
+    negative = isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub)
+    value = node.operand if negative else node
+    if not (isinstance(value, ast.Constant) and type(value.value) is int):
+        return None
+    return -value.value if negative else value.value

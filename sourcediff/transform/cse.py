@@ -17,6 +17,21 @@ changed in between; copy propagation (fold.py) then removes ``b``:
     >>> print(ast.unparse(fn.body[2]))
     t4 = t1
 
+A write into memory or a call ends the sharing, except of an array's length: no write
+changes an array's shape, so ``m = a.shape[0]`` after a loop that writes ``b`` is ``n``:
+
+    >>> fn = ast.parse('''
+    ... def f(a, b):
+    ...     n = a.shape[0]
+    ...     b[0] = 1.0
+    ...     m = a.shape[0]
+    ...     return n + m
+    ... ''').body[0]
+    >>> share_common_subexpressions(fn)
+    True
+    >>> print(ast.unparse(fn.body[2]))
+    m = n
+
 Names that are changed in place anywhere in the function (stored through, an
 augmented target, a method's receiver, an argument of a call that may change
 it), and every name that may share memory with one, are never shared, so
@@ -28,6 +43,7 @@ from __future__ import annotations
 import ast
 from collections import Counter
 
+from .. import ir
 from ..analysis.sharing import alias_classes
 from ..astnodes import walk
 from .effects import (
@@ -55,7 +71,8 @@ def share_common_subexpressions(function: ast.FunctionDef) -> bool:
 
 
 def _share_in_block(stmts: list[ast.stmt], frozen: set[str]) -> bool:
-    available: dict[str, tuple[str, set[str]]] = {}  # expression dump -> (name, reads)
+    # expression dump -> (name, reads, whether it is a shape query)
+    available: dict[str, tuple[str, set[str], bool]] = {}
     changed = False
     for stmt in stmts:
         candidate = _candidate(stmt, frozen)
@@ -65,13 +82,16 @@ def _share_in_block(stmts: list[ast.stmt], frozen: set[str]) -> bool:
                 stmt.value = ast.Name(available[key][0], ast.Load())
                 changed = True
                 continue
-        if has_effects(stmt):
-            available.clear()
-        else:
-            rebound = names_changed(stmt)
-            available = {k: v for k, v in available.items() if not (v[1] & rebound)}
+        rebound = names_changed(stmt)
+        # Memory writes and calls change no array's shape: ``n = a.shape[0]`` stays
+        # available across them (a fused loop, a helper's call), unless ``a`` is rebound.
+        effects = has_effects(stmt)
+        available = {
+            k: v for k, v in available.items() if not (v[1] & rebound or effects and not v[2])
+        }
         if candidate is not None:
-            available.setdefault(ast.dump(stmt.value), (candidate, names_read(stmt.value)))
+            entry = (candidate, names_read(stmt.value), ir.shape_axis(stmt.value) is not None)
+            available.setdefault(ast.dump(stmt.value), entry)
     return changed
 
 

@@ -41,7 +41,7 @@ def heat(u0, alpha, steps):
         u, v = (v, u)
     # golden_functions.py:55: return np.sum(u * u)
     t16_sum = 0.0
-    for j in range(u0.shape[0]):
+    for j in range(n):
         t19 = u[j]
         t16_sum = t16_sum + t19 * t19
     return t16_sum
@@ -83,9 +83,8 @@ def heat_vjp(u0, alpha, steps, heat_bar):
         # golden_functions.py:54: u, v = v, u
         u, v = (v, u)
     # golden_functions.py:55: return np.sum(u * u)
-    t18 = u0.shape[0]
     t16_sum = 0.0
-    for j in range(t18):
+    for j in range(n):
         t19 = u[j]
         t16_sum = t16_sum + t19 * t19
     # reverse sweep
@@ -93,7 +92,7 @@ def heat_vjp(u0, alpha, steps, heat_bar):
     alpha_bar = 0.0
     u_bar = np.zeros_like(u)
     v_bar = np.zeros_like(v)
-    for j in range(t18):
+    for j in range(n):
         u_bar[j] += 2.0 * (u[j] * heat_bar)
     # golden_functions.py:49: for _ in range(steps):
     schedule = revolve_schedule(n_iter, 4)

@@ -35,22 +35,19 @@ def rk4_rd(u0, d, dt, steps):
         k2 = reaction_rhs(t3, d)
         # kernels_more.py:123: k3 = reaction_rhs(u + 0.5 * dt * k2, d)
         t4 = 0.5 * dt
-        t24 = u0.shape[0]
-        t6 = np.empty((max(t24, 0),))
-        for j2 in range(t24):
+        t6 = np.empty((max(t19, 0),))
+        for j2 in range(t19):
             t6[j2] = u[j2] + t4 * k2[j2]
         k3 = reaction_rhs(t6, d)
         # kernels_more.py:124: k4 = reaction_rhs(u + dt * k3, d)
-        t29 = u0.shape[0]
-        t8 = np.empty((max(t29, 0),))
-        for j3 in range(t29):
+        t8 = np.empty((max(t19, 0),))
+        for j3 in range(t19):
             t8[j3] = u[j3] + dt * k3[j3]
         k4 = reaction_rhs(t8, d)
         # kernels_more.py:125: u = u + dt / 6.0 * (k1 + 2.0 * k2 + 2.0 * k3 + k4)
         t9 = dt / 6.0
-        t34 = u0.shape[0]
-        t16 = np.empty((max(t34, 0),))
-        for j4 in range(t34):
+        t16 = np.empty((max(t19, 0),))
+        for j4 in range(t19):
             t16[j4] = u[j4] + t9 * (k1[j4] + 2.0 * k2[j4] + 2.0 * k3[j4] + k4[j4])
         u = t16
     # kernels_more.py:126: return np.sum(u * u)
@@ -98,7 +95,7 @@ def rk4_rd_vjp(u0, d, dt, steps, rk4_rd_bar):
         k2 = reaction_rhs(t3, d)
         # kernels_more.py:123: k3 = reaction_rhs(u + 0.5 * dt * k2, d)
         t4 = 0.5 * dt
-        t24 = u0.shape[0]
+        t24 = t19
         t6_refs.append(t6)
         t6 = np.empty((max(t24, 0),))
         for j2 in range(t24):
@@ -106,7 +103,7 @@ def rk4_rd_vjp(u0, d, dt, steps, rk4_rd_bar):
         k3_refs.append(k3)
         k3 = reaction_rhs(t6, d)
         # kernels_more.py:124: k4 = reaction_rhs(u + dt * k3, d)
-        t29 = u0.shape[0]
+        t29 = t19
         t8_refs.append(t8)
         t8 = np.empty((max(t29, 0),))
         for j3 in range(t29):
@@ -115,7 +112,7 @@ def rk4_rd_vjp(u0, d, dt, steps, rk4_rd_bar):
         k4 = reaction_rhs(t8, d)
         # kernels_more.py:125: u = u + dt / 6.0 * (k1 + 2.0 * k2 + 2.0 * k3 + k4)
         t9 = dt / 6.0
-        t34 = u0.shape[0]
+        t34 = t19
         t16_refs.append(t16)
         t16 = np.empty((max(t34, 0),))
         for j4 in range(t34):
@@ -226,28 +223,25 @@ def rk4_rd_record_bytes(u0, d, dt, steps):
         recorded_bytes += k2.nbytes
         k2 = reaction_rhs(t3, d)
         t4 = 0.5 * dt
-        t24 = u0.shape[0]
-        t25 = max(t24, 0)
+        t25 = max(t19, 0)
         recorded_bytes += t6.nbytes
         t6 = np.empty((t25,))
-        for j2 in range(t24):
+        for j2 in range(t19):
             t6[j2] = u[j2] + t4 * k2[j2]
         recorded_bytes += k3.nbytes
         k3 = reaction_rhs(t6, d)
-        t29 = u0.shape[0]
-        t30 = max(t29, 0)
+        t30 = max(t19, 0)
         recorded_bytes += t8.nbytes
         t8 = np.empty((t30,))
-        for j3 in range(t29):
+        for j3 in range(t19):
             t8[j3] = u[j3] + dt * k3[j3]
         recorded_bytes += k4.nbytes
         k4 = reaction_rhs(t8, d)
         t9 = dt / 6.0
-        t34 = u0.shape[0]
-        t35 = max(t34, 0)
+        t35 = max(t19, 0)
         recorded_bytes += t16.nbytes
         t16 = np.empty((t35,))
-        for j4 in range(t34):
+        for j4 in range(t19):
             t16[j4] = u[j4] + t9 * (k1[j4] + 2.0 * k2[j4] + 2.0 * k3[j4] + k4[j4])
         recorded_bytes += u.nbytes
         u = t16
