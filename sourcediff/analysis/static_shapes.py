@@ -98,7 +98,12 @@ def static_shapes(node: ast.FunctionDef, types, params: list[str], dims) -> dict
 def fixed_lengths(node: ast.FunctionDef, types) -> set[str]:
     """Integers that hold one axis length at every binding (``n = u.shape[0]`` of an array
     of one static shape, ``types.shapes``): the same value wherever they are read."""
-    return set(_lengths(_length_bindings(node, types), types.shapes))
+    return set(axis_lengths(node, types))
+
+
+def axis_lengths(node: ast.FunctionDef, types) -> dict[str, tuple]:
+    """Each integer of :func:`fixed_lengths` and the length symbol it holds."""
+    return _lengths(_length_bindings(node, types), types.shapes)
 
 
 def _caller(name: str) -> str:

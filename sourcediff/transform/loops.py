@@ -32,6 +32,7 @@ from __future__ import annotations
 import ast
 
 from .. import ir
+from ..analysis.must_write import index_facts, overwritten_first
 from ..astnodes import clone
 from ..runtime import ADVANCE, RESTORE, TAKESHOT  # the revolve protocol, defined once
 from .records import RerunLoop, Schedule
@@ -86,7 +87,9 @@ class _Rerun(LoopReversal):
         builder.loops, builder.rerun = saved, False
         builder.tapes.finish_pushes(body_f)
         names = builder.state_names(loop)
-        state = IterationState(names, builder.types, builder.namer, self.stem, builder.nf.params)
+        dead = overwritten_first(loop, names, builder.types, index_facts(builder.nf, builder.types))
+        params = builder.nf.params
+        state = IterationState(names, builder.types, builder.namer, self.stem, params, dead)
         builder.extra_prologue += state.prologue()
         fwd, rev = self.schedule(builder, loop, body_f, body_r, state)
         return [ir.located(s, loop) for s in fwd], [ir.located(s, loop) for s in rev]
@@ -115,6 +118,7 @@ class Revolve(_Rerun):
         snapshots, count = str(builder.plan.snapshots), builder.nf.counters[loop].name
         forward = RerunLoop(loop, [], body_f)
         entry = state.allocate(snapshots) + state.take("0", snapshots)
+        entry += state.take_entry(state.rewritten)  # the snapshots leave them out
         names = ("schedule", "action", "first", "last", "it", "slot")
         schedule, kind, first, last, it, slot = (builder.namer.fresh(n) for n in names)
         advance = ast.For(
@@ -135,7 +139,7 @@ class Revolve(_Rerun):
             f"{kind} = {schedule}[0, 0]\n{first} = {schedule}[0, 1]\n{last} = {schedule}[0, 2]"
         ) + [dispatch]
         # The last reversed iteration re-ran; the code before the loop needs its entry state.
-        reverse = made + driver + state.restore("0")
+        reverse = made + driver + state.restore("0") + state.restore_entry(state.rewritten)
         return entry + [forward, Schedule(count, snapshots)], reverse
 
 

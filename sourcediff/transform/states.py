@@ -34,12 +34,16 @@ def _parse(source: str) -> list[ast.stmt]:
 class IterationState:
     """How to save and restore the entry state of one loop's iterations."""
 
-    def __init__(self, names: list[str], types, namer: Namer, stem: str, params=()):
+    def __init__(self, names: list[str], types, namer: Namer, stem: str, params=(), dead=()):
         self.params = set(params)
         self.names = names
         self.types = types
-        self.arrays = [n for n in names if types[n].kind == "array"]
-        self.scalars = [n for n in names if n not in self.arrays]
+        arrays = [n for n in names if types[n].kind == "array"]
+        # Arrays each iteration overwrites before reading them (analysis/must_write.py):
+        # a re-run needs their buffers, which keep their shapes, not their contents.
+        self.rewritten = [n for n in arrays if n in dead]
+        self.arrays = [n for n in arrays if n not in dead]
+        self.scalars = [n for n in names if types[n].kind != "array"]
         self.store = {n: namer.fresh(f"{n}_{stem}") for n in names}
         self.entry = {n: namer.fresh(f"{n}_at_entry") for n in names}
         self.top = namer.fresh(f"{stem}_top")
@@ -84,13 +88,21 @@ class IterationState:
         """Bytes of one kept element of scalar ``name``."""
         return ITEMSIZES.get(f"np.{_dtype(self.types[name])}", 8)
 
-    def take_entry(self) -> list[ast.stmt]:
+    def take_entry(self, names=None) -> list[ast.stmt]:
         """Keep the loop's entry state aside (restored after its reverse loop)."""
-        out = [_parse(f"{self.entry[n]} = {n}")[0] for n in self.scalars]
-        return out + [_parse(f"{self.entry[n]} = {n}.copy()")[0] for n in self.arrays]
+        names = self.names if names is None else names
+        return [
+            _parse(
+                f"{self.entry[n]} = {n}.copy()"
+                if n in self.arrays or n in self.rewritten
+                else f"{self.entry[n]} = {n}"
+            )[0]
+            for n in names
+        ]
 
-    def restore_entry(self) -> list[ast.stmt]:
-        return [_parse(f"{n} = {self.entry[n]}")[0] for n in self.names]
+    def restore_entry(self, names=None) -> list[ast.stmt]:
+        names = self.names if names is None else names
+        return [_parse(f"{n} = {self.entry[n]}")[0] for n in names]
 
     def restore(self, slot: str) -> list[ast.stmt]:
         out = [_parse(f"{n} = {self.store[n]}[{slot}]")[0] for n in self.scalars]
