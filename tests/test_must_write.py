@@ -69,7 +69,7 @@ def running_sum(x, steps):
     n = x.shape[0]
     w = np.zeros(n)
     s = 0.0
-    for k in range(steps):
+    for _ in range(steps):
         w[0] = x[0] * s
         for i in range(1, n):
             w[i] = w[i - 1] * 0.5 + x[i] * math.cos(s)
@@ -83,7 +83,7 @@ def scratch_read_before(x, steps):
     n = x.shape[0]
     w = x * x
     s = np.sum(np.sin(w))
-    for k in range(steps):
+    for _ in range(steps):
         for i in range(n):
             w[i] = math.cos(x[i] * s)
         s = s + 0.3 * np.sum(w * w)

@@ -61,6 +61,7 @@ class IndexFacts:
 
     lengths: dict = field(default_factory=dict)
     values: dict = field(default_factory=dict)
+    shapes: dict = field(default_factory=dict)  # static shapes (``a.shape[k]``, ``len(a)``)
 
 
 def index_facts(nf, types) -> IndexFacts:
@@ -76,7 +77,7 @@ def index_facts(nf, types) -> IndexFacts:
         name = stmt.targets[0].id
         if counts.get(name) == 1 and (name in nf.temps or id(stmt) in top):
             values[name] = stmt.value
-    return IndexFacts(axis_lengths(nf.node, types), values)
+    return IndexFacts(axis_lengths(nf.node, types), values, types.shapes or {})
 
 
 def overwritten_first(loop: ast.For, names, types, facts: IndexFacts) -> set[str]:
@@ -237,6 +238,9 @@ def _affine(node, facts, ranges: dict, depth: int = 0):
         if node.id in facts.values:
             return _affine(facts.values[node.id], facts, ranges, depth + 1)
         return None
+    symbol = _length_read(node, facts.shapes)
+    if symbol is not None:
+        return {("length", symbol): 1, 1: 0}
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
         inner = _affine(node.operand, facts, ranges, depth + 1)
         return None if inner is None else {k: -v for k, v in inner.items()}
@@ -248,6 +252,18 @@ def _affine(node, facts, ranges: dict, depth: int = 0):
         sign = 1 if isinstance(node.op, ast.Add) else -1
         return _sum(left, {k: sign * v for k, v in right.items()})
     return None
+
+
+def _length_read(node, shapes: dict):
+    """The symbol of ``a.shape[k]`` or ``len(a)`` for an array of static shape, else None."""
+    if ir.is_call(node, "len") and len(node.args) == 1 and isinstance(node.args[0], ast.Name):
+        array, axis = node.args[0].id, 0
+    elif ir.shape_axis(node) is not None:
+        array, axis = ir.shape_axis(node)
+    else:
+        return None
+    shape = shapes.get(array)
+    return shape[axis] if shape and axis < len(shape) else None
 
 
 def _covers(boxes: list, rank: int) -> bool:

@@ -207,6 +207,9 @@ class _Writer:
         self.extra_helpers: set[str] = set()
         # Helpers called from several places (outlined by sourcediff), with gaps=True only.
         self.outline_rng = random.Random(f"outline {rng.getstate()[1][:4]}")
+        # Double buffers (recompute and checkpoint leave arrays written in full out of
+        # their records): a stream of its own, so that other constructs keep their programs.
+        self.buffer_rng = random.Random(f"buffers {rng.getstate()[1][:4]}")
 
     def fresh(self, stem: str) -> str:
         self.counter += 1
@@ -262,6 +265,8 @@ class _Writer:
                 self.gap_construct(depth)
             if self.gaps and self.outline_rng.random() < 0.04:
                 self.helpers_called_twice(depth)
+            if self.gaps and self.buffer_rng.random() < 0.03 and not self.loop_depth:
+                self.double_buffer(depth)
             if self.extras and self.extra_rng.random() < 0.12:
                 extra_construct(self, depth)
 
@@ -752,6 +757,43 @@ class _Writer:
                 second = f"energy({other}, {vec}, {self.scalar(1)}, 3)"
                 self.emit(depth, f"{self.sum_target()} ({call} - 0.5 * {second})")
             self.tags.add("helpers_called_twice")
+        finally:
+            self.rng = main
+
+    def double_buffer(self, depth: int) -> None:
+        """A time loop over two buffers swapped every step. The spare one is written in
+        full before the swap reads it (ends and interior, one slice, or a slice and an
+        end), or only in its interior, so that its ends carry values between steps."""
+        main, self.rng = self.rng, self.buffer_rng
+        try:
+            self.gap_count += 1
+            vec, state, spare = (
+                self.rng.choice(self.vectors),
+                self.gap_name("u"),
+                self.gap_name("b"),
+            )
+            step, i, last = self.gap_name("k"), self.gap_name("i"), self.gap_name("m")
+            self.emit(depth, f"{state} = {vec}.copy()")
+            spare_value = ["np.empty_like", "np.zeros_like", "np.sin"]
+            self.emit(depth, f"{spare} = {self.rng.choice(spare_value)}({vec})")
+            self.emit(depth, f"{last} = {state}.shape[0] - 1")
+            self.emit(depth, f"for {step} in range(n):")
+            body, form = depth + 1, self.rng.choice(["ends", "slice", "shifted", "interior"])
+            coupling = f"{state}[{i}] + 0.2 * math.sin({state}[{i} - 1] - {state}[{i} + 1])"
+            if form in ("ends", "interior"):
+                if form == "ends":
+                    self.emit(body, f"{spare}[0] = {state}[0] * {self.scalar(1)}")
+                    self.emit(body, f"{spare}[{last}] = {state}[{last}]")
+                self.emit(body, f"for {i} in range(1, {last}):")
+                self.emit(body + 1, f"{spare}[{i}] = {coupling} * {self.scalar(1)}")
+            elif form == "slice":
+                self.emit(body, f"{spare}[:] = np.tanh({state}) * {self.scalar(1)}")
+            else:
+                self.emit(body, f"{spare}[1:] = {state}[:-1] * {self.scalar(1)}")
+                self.emit(body, f"{spare}[0] = {state}[{last}]")
+            self.emit(body, f"{state}, {spare} = {spare}, {state}")
+            self.emit(depth, f"{self.sum_target()} np.sum({state} * {spare})")
+            self.tags.add("double_buffer" if form != "interior" else "partial_buffer")
         finally:
             self.rng = main
 
