@@ -52,7 +52,6 @@ def heat_vjp(u0, alpha, steps, heat_bar):
     t9 = 0.0
     floats_top = 0
     u_snapshots = List.empty_list(ARRAY_float64_1D_C)
-    v_snapshots = List.empty_list(ARRAY_float64_1D_C)
     # golden_functions.py:46: n = u0.shape[0]
     n = u0.shape[0]
     # golden_functions.py:47: u = u0.copy()
@@ -65,10 +64,6 @@ def heat_vjp(u0, alpha, steps, heat_bar):
         u_snapshots[0] = u.copy()
     else:
         u_snapshots.append(u.copy())
-    if 0 < len(v_snapshots):
-        v_snapshots[0] = v.copy()
-    else:
-        v_snapshots.append(v.copy())
     for _ in range(steps):
         # golden_functions.py:50: for i in range(1, n - 1):
         for i in range(1, n - 1):
@@ -120,14 +115,9 @@ def heat_vjp(u0, alpha, steps, heat_bar):
                 u_snapshots[slot] = u.copy()
             else:
                 u_snapshots.append(u.copy())
-            if slot < len(v_snapshots):
-                v_snapshots[slot] = v.copy()
-            else:
-                v_snapshots.append(v.copy())
         elif action == 2:
             slot = first
             u = u_snapshots[slot].copy()
-            v = v_snapshots[slot].copy()
         else:
             # golden_functions.py:50: for i in range(1, n - 1):
             t1 = n - 1
@@ -173,7 +163,6 @@ def heat_vjp(u0, alpha, steps, heat_bar):
                 u_bar[i - 1] += t9_bar
                 u_bar[i] += t2_bar
     u = u_snapshots[0].copy()
-    v = v_snapshots[0].copy()
     # golden_functions.py:47: u = u0.copy()
     add_into(u0_bar, u_bar)
     return (t16_sum, (u0_bar, alpha_bar))
@@ -187,7 +176,6 @@ def heat_record_bytes(u0, alpha, steps):
     v = np.zeros(n)
     n_iter = len(range(steps))
     recorded_bytes += 4 * u.nbytes
-    recorded_bytes += 4 * v.nbytes
     for _ in range(steps):
         iteration_bytes = 0
         iteration_bytes += len(range(1, n - 1)) * 8
