@@ -88,7 +88,7 @@ class OutlinedHelper:
         # (and cache folder) in this process.
         key = (tuple(map(str, arg_types)), str(compile_stage.cache_dir()))
         if key not in self.builds or not os.path.exists(self.builds[key].path):
-            request = pipeline.Request(argnums, AutoPlan(0), tuple(arg_types))
+            request = pipeline.Request(argnums, AutoPlan(0), tuple(arg_types), gradient_only=True)
             self.builds[key] = pipeline.build_adjoint_module(self.helper, request)
         return self.builds[key], argnums
 
@@ -124,7 +124,7 @@ class OutlinedHelper:
     def _call_from_python(self, args: tuple, g):
         arg_types = tuple(nbtypes.unliteral(numba.typeof(a)) for a in args)
         vjp, argnums = self._loaded(arg_types, jit=False)
-        bars = vjp(*args, g)[1] if argnums else ()
+        bars = vjp(*args, g) if argnums else ()
         return tuple(bars[argnums.index(k)] if k in argnums else 0.0 for k in range(self.count))
 
     def _implementation(self, arg_types: tuple):
@@ -136,7 +136,7 @@ class OutlinedHelper:
         entries = [
             f"bars[{argnums.index(k)}]" if k in argnums else "0.0" for k in range(self.count)
         ]
-        body = f"bars = vjp({params}, g)[1]\n    " if argnums else ""
+        body = f"bars = vjp({params}, g)\n    " if argnums else ""
         text = f"def implementation({params}, g):\n    {body}return ({', '.join(entries)},)\n"
         namespace = {"vjp": vjp}
         exec(text, namespace)

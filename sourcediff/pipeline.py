@@ -96,6 +96,9 @@ class Request:
     #: Equality classes of the arguments' dimensions (``dispatch.dimension_classes``), or
     #: None: which elementwise statements provably share a shape, so fuse into one loop.
     dims: tuple | None = None
+    #: An outlined helper's vjp (outlined.py): its caller reads the adjoints only, so the
+    #: vjp returns them alone and the optimizer drops what only the value needed.
+    gradient_only: bool = False
 
 
 @dataclass
@@ -252,10 +255,11 @@ def _write_adjoint_module(parsed, request: Request, path, names: tuple, shadow: 
     active, plan, recomputed, recording = analyses(nf, parsed, request, types, wrt)
     outputs = output_count(nf.node)
     with stage("reverse", parsed.name):
-        spec = AdjointSpec(wrt, names[1], plan, names[2], shadow)
+        spec = AdjointSpec(wrt, names[1], plan, names[2], shadow, not request.gradient_only)
         built = build_adjoint(nf, types, active, recording, recomputed, spec, outputs)
     _dump("reverse", _function_text(built.vjp, nf))
-    functions = [primal, optimized(built.vjp, parsed, built.shapes, built.ranks)]
+    vjp = optimized(built.vjp, parsed, built.shapes, built.ranks, request.gradient_only)
+    functions = [primal, vjp]
     counting = optimized(built.counting, parsed) if built.counting is not None else None
     # The verifier's shadow primal is an instrument, run once per check: not optimized.
     functions += [f for f in (counting, built.shadow) if f is not None]
@@ -359,13 +363,14 @@ def _recorded(nf: NormalizedFunction, types, active: set[str], plan):
 
 
 def optimized(
-    function: ast.FunctionDef, parsed: ParsedFunction, shapes=None, ranks=None
+    function: ast.FunctionDef, parsed: ParsedFunction, shapes=None, ranks=None, sliced=False
 ) -> ast.FunctionDef:
     """Stage "optimize": an optimized copy of one generated function (``shapes``: the
-    static shapes of its names, ``ranks`` its arrays' ranks, for the derivative)."""
+    static shapes of its names, ``ranks`` its arrays' ranks, for the derivative;
+    ``sliced``: only its result is used, see ``Request.gradient_only``)."""
     with stage("optimize", parsed.name):
         counting = function.name == f"{parsed.name}_record_bytes"  # its arrays are scratch
-        return optimizer.optimize(function, result_only=counting, shapes=shapes, ranks=ranks)
+        return optimizer.optimize(function, counting, shapes, ranks, sliced)
 
 
 def optimized_primal(function: ast.FunctionDef, parsed: ParsedFunction) -> ast.FunctionDef:

@@ -93,9 +93,9 @@ LONGEST_CHAIN = 8
 
 def _worth_recomputing(name: str, chosen: dict, positions: dict, reads, temps) -> bool:
     """Whether recomputing ``name`` gives its value, re-running at most ``LONGEST_CHAIN``
-    definitions."""
+    definitions (copies ``left = t2`` are free: the optimizer folds them away)."""
     chain = _chain(name, chosen)
-    if len(chain) > LONGEST_CHAIN:
+    if sum(not isinstance(chosen[m].value, ast.Name) for m in chain) > LONGEST_CHAIN:
         return False
     return _chain_stable(name, chain, chosen, positions, (reads, temps))
 

@@ -24,6 +24,7 @@ import numpy as np
 from .. import rules
 from . import arrays
 from .calls import path_ast
+from .selects import element_read_at_selected_index
 
 MODULE_CONSTANTS = {"math": math, "np": np}
 
@@ -134,6 +135,9 @@ class ExpressionFlattening:
         self.emit(ast.If(test, body, []))
 
     def if_exp(self, expr: ast.IfExp) -> ast.expr:
+        element = element_read_at_selected_index(expr)
+        if element is not None:  # u[i - 1] if i > 0 else u[n - 1]: one read (selects.py)
+            return self.atom(element)
         result = self.new_temp()
         test = self.atom(expr.test)
         saved, self.out = self.out, []

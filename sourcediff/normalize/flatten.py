@@ -25,6 +25,7 @@ from ..naming import Namer
 from ..parse import ParsedFunction
 from .calls import CallFlattening
 from .expressions import ExpressionFlattening
+from .selects import is_index_select
 from .unpacking import UnpackFlattening
 
 
@@ -197,6 +198,10 @@ class Flattener(CallFlattening, ExpressionFlattening, UnpackFlattening):
                 None if b is None else self.atom(b) for b in (part.lower, part.upper, part.step)
             ]
             return ast.Slice(*bounds)
+        if is_index_select(part):  # one statement, recomputed as a whole (selects.py)
+            temp = self.new_temp()
+            self.emit(ast.Assign([ast.Name(temp, ast.Store())], part))
+            return ast.Name(temp, ast.Load())
         return self.atom(part)
 
     def stmt_If(self, stmt: ast.If) -> None:

@@ -14,6 +14,7 @@ import ast
 from ..analysis.dataflow import Dataflow
 from ..astnodes import names_read as _names_read
 from ..astnodes import walk
+from ..codegen import Comment
 from .effects import NodeFacts, is_pure
 
 
@@ -54,6 +55,8 @@ class _DeadStores(Dataflow):
             if len(getattr(stmt, "targets", ())) > 1 or not self.removable(stmt, target):
                 return False
             return target.id not in live
+        if self.pure_assignments and _empty_range_loop(stmt):
+            return stmt.target.id not in live  # a loop whose statements all went
         filled = _filled_array(stmt)
         return filled in self.adjoints and filled not in live  # zeroing an unread adjoint
 
@@ -93,6 +96,20 @@ def _names_bound(targets: list[ast.expr]) -> set[str]:
     return bound
 
 
+def _empty_range_loop(stmt: ast.stmt) -> bool:
+    """``for i in range(...): pass``: nothing but its variable's last value."""
+    return (
+        isinstance(stmt, ast.For)
+        and isinstance(stmt.target, ast.Name)
+        and not stmt.orelse
+        and isinstance(stmt.iter, ast.Call)
+        and isinstance(stmt.iter.func, ast.Name)
+        and stmt.iter.func.id == "range"
+        and is_pure(stmt.iter)
+        and all(isinstance(s, (ast.Pass, Comment)) for s in stmt.body)
+    )
+
+
 def _filled_array(stmt: ast.stmt) -> str:
     """``a`` for the statement ``a.fill(...)``, else ''."""
     if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
@@ -113,7 +130,8 @@ def drop_dead_stores(function: ast.FunctionDef) -> bool:
     """Remove, in place, every ``name = value`` with a pure value that nothing reads;
     whether anything was removed.
 
-    >>> fn = ast.parse("def f(x):\\n    n = len(x)\\n    y = x * 2.0\\n    return x").body[0]
+    >>> source = "def f(x):\\n    n = len(x)\\n    y = x * 2.0\\n    for i in range(n):\\n"
+    >>> fn = ast.parse(source + "        pass\\n    return x").body[0]
     >>> drop_dead_stores(fn)
     True
     >>> print(ast.unparse(fn))

@@ -36,6 +36,7 @@ swap ``a_bar, b_bar = (b_bar, a_bar)`` (after the fixed point: a swap binds the 
 names again, which the passes above do not expect of a private buffer). Last,
 ``drop_implied_zeroings`` removes the zeroing of an adjoint whose every element the
 reverse of a fused loop nest zeroed already (kept until then, so the analyses see it),
+``drop_dead_zeroings`` (dead_zeroings.py) the zeroing of an element read for the last time,
 ``run_independent_loops_forward`` (forward_loops.py) runs a reverse loop whose iterations
 share nothing in the forward order (the derivative only: it needs the arrays' ranks),
 ``merge_stack_moves`` (stack_moves.py) moves a tape's pointer once per run of
@@ -75,6 +76,7 @@ from ..astnodes import clone
 from .cleanup import drop_dead_stores
 from .counting import count_by_multiplying
 from .cse import share_common_subexpressions
+from .dead_zeroings import drop_dead_zeroings, read_seed_in_place
 from .effects import statement_lists
 from .first_arrays import bind_first_contributions, swap_first_contributions
 from .fold import fold_temporaries
@@ -102,25 +104,30 @@ def optimize(
     result_only: bool = False,
     shapes: dict | None = None,
     ranks: dict | None = None,
+    sliced: bool = False,
 ) -> ast.FunctionDef:
     """An optimized copy of the generated ``function`` (see the module docstring); with
     ``result_only`` (the counting function, whose arrays are scratch) first sliced down to
     what its result depends on (slicing.py); with ``shapes`` (symbolic shapes of its
     names, analysis/static_shapes.py), array adjoints bound to their first contribution;
-    with ``ranks`` (of its arrays), increments' adjoints left in place (passthrough.py)."""
+    with ``ranks`` (of its arrays), increments' adjoints left in place (passthrough.py);
+    with ``sliced`` (a vjp returning the adjoints alone), first sliced to its result too."""
     # The builders reuse one node in several places (a statement recomputed in both
     # sweeps); the passes rewrite nodes in place and key facts by ``id``: the copy gives
     # each place its own node.
     function = clone(function)
     if not enabled():
         return function
-    if result_only:
+    if result_only or sliced:
         slice_to_result(function)
     replay_invariant_ranges(function)
     _to_fixed_point(function, _passes(shapes, ranks, counting=result_only))
     if shapes is not None:
         swap_first_contributions(function, shapes)
     drop_implied_zeroings(function)
+    dropped = drop_dead_zeroings(function)
+    if (dropped and sliced and read_seed_in_place(function)) or dropped:
+        _to_fixed_point(function, [fold_temporaries, drop_dead_stores])
     if ranks is not None:
         run_independent_loops_forward(function, ranks)
     merge_stack_moves(function)

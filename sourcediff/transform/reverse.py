@@ -52,6 +52,7 @@ class AdjointSpec:
     plan: Plan
     counting_name: str = "record_bytes"
     shadow_name: str = ""  # verifier mode (sourcediff/verify.py): the shadow primal's name
+    value: bool = True  # whether the vjp returns the value with the adjoints
 
 
 @dataclass
@@ -199,7 +200,8 @@ class ReverseBuilder(StatementAdjoints):
                 out.append(self.accumulate(atom.id, ir.load(seed)))
         out += drop_repeated_computations(lower(rev))
         grads = [self.bars.get(w) if w in self.active else self.zero(w) for w in spec.wrt]
-        out.append(ir.statement(f"return {value}, ({', '.join(grads)},)"))
+        returned = f"{value}, ({', '.join(grads)},)" if spec.value else f"({', '.join(grads)},)"
+        out.append(ir.statement(f"return {returned}"))
         args = [ast.arg(p) for p in self.nf.params + seeds]
         fn = ast.FunctionDef(spec.name, ast.arguments([], args, None, [], [], None, []), out, [])
         drop_dead_adjoint_stores(fn, set(self.bars.values()))

@@ -1,4 +1,5 @@
-"""Keep only what a function's result depends on (a backward slice), for the counting function.
+"""Keep only what a function's result depends on (a backward slice): for the counting
+function, and for an outlined helper's vjp, which returns the adjoints alone.
 
 The counting function (``f_record_bytes``: what ``sd.tape_size`` reports and what
 policy "auto" plans from) is the primal with ``recorded_bytes += 8`` where the
@@ -44,6 +45,9 @@ from ..astnodes import walk
 from ..codegen import Comment
 from .effects import is_pure, names_written
 
+#: Calls that read only the shape and type of their first argument.
+SHAPE_READERS = frozenset({"len", "zeros_like", "empty_like", "ones_like"})
+
 
 class _Needs:
     """Names needed for their value, and for their binding only."""
@@ -59,7 +63,7 @@ class _Needs:
         for sub in walk(node):
             if isinstance(sub, ast.Attribute) and sub.attr in SHAPE_ATTRIBUTES:
                 shape_only.add(id(sub.value))
-            elif called_name(sub) == "len" and sub.args:
+            elif called_name(sub) in SHAPE_READERS and sub.args:
                 shape_only.add(id(sub.args[0]))
         for sub in walk(node):
             if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load):

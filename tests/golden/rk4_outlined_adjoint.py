@@ -252,62 +252,23 @@ def rk4_rd_record_bytes(u0, d, dt, steps):
 # give entry [1] of this function's result, one entry per argument (0.0 for an integer one).
 
 def reaction_rhs_vjp(u, d, reaction_rhs_bar):
-    # forward sweep
-    t12 = 0.0
-    floats_top = 0
     # kernels_more.py:107: n = u.shape[0]
     n = u.shape[0]
-    # kernels_more.py:108: out = np.empty(n)
-    out = np.empty(n)
-    floats_tape = np.empty(len(range(n)), np.float64)
-    # kernels_more.py:109: for i in range(n):
-    for i in range(n):
-        # kernels_more.py:110: left = u[i - 1] if i > 0 else u[n - 1]
-        if i > 0:
-            t1 = u[i - 1]
-        else:
-            t1 = u[n - 1]
-        # kernels_more.py:111: right = u[i + 1] if i < n - 1 else u[0]
-        if i < n - 1:
-            t5 = u[i + 1]
-        else:
-            t5 = u[0]
-        # kernels_more.py:112: out[i] = d * (left - 2.0 * u[i] + right) + u[i] * (1.0 - u[i])
-        t9 = u[i]
-        floats_tape[floats_top] = t12
-        floats_top += 1
-        t12 = t1 - 2.0 * t9 + t5
-        out[i] = d * t12 + t9 * (1.0 - t9)
-    # reverse sweep
     u_bar = np.zeros_like(u)
     d_bar = 0.0
-    out_bar = np.zeros_like(out)
-    add_into(out_bar, reaction_rhs_bar)
+    # kernels_more.py:109: for i in range(n):
     for i in range(n - 1, -1, -1):
-        # kernels_more.py:110: left = u[i - 1] if i > 0 else u[n - 1]
-        t2 = i > 0
-        # kernels_more.py:111: right = u[i + 1] if i < n - 1 else u[0]
-        t7 = i < n - 1
         # kernels_more.py:112: out[i] = d * (left - 2.0 * u[i] + right) + u[i] * (1.0 - u[i])
-        t16_bar = out_bar[i]
-        out_bar[i] = 0.0
-        t9 = u[i]
-        t9_bar = (1.0 - t9) * t16_bar
-        t9_bar -= t9 * t16_bar
-        d_bar += t12 * t16_bar
-        t12_bar = d * t16_bar
-        floats_top -= 1
-        t12 = floats_tape[floats_top]
-        t9_bar += 2.0 * -t12_bar
-        u_bar[i] += t9_bar
+        t12_bar = reaction_rhs_bar[i]
+        t5 = u[i]
+        t5_bar = (1.0 - t5) * t12_bar
+        t5_bar -= t5 * t12_bar
+        d_bar += (u[i - 1 if i > 0 else n - 1] - 2.0 * t5 + u[i + 1 if i < n - 1 else 0]) * t12_bar
+        t8_bar = d * t12_bar
+        t5_bar += 2.0 * -t8_bar
+        u_bar[i] += t5_bar
         # kernels_more.py:111: right = u[i + 1] if i < n - 1 else u[0]
-        if t7:
-            u_bar[i + 1] += t12_bar
-        else:
-            u_bar[0] += t12_bar
+        u_bar[i + 1 if i < n - 1 else 0] += t8_bar
         # kernels_more.py:110: left = u[i - 1] if i > 0 else u[n - 1]
-        if t2:
-            u_bar[i - 1] += t12_bar
-        else:
-            u_bar[n - 1] += t12_bar
-    return (out, (u_bar, d_bar))
+        u_bar[i - 1 if i > 0 else n - 1] += t8_bar
+    return (u_bar, d_bar)

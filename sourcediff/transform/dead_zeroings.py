@@ -1,0 +1,213 @@
+"""Drop the zeroing of adjoint elements that nothing reads again.
+
+The reverse of ``out[i] = e`` reads ``out_bar[i]`` and zeroes it, so that a later
+contribution to ``out[i]`` (an earlier write in the forward sweep, a previous time
+step) starts from zero. In a loop that runs once (not inside another loop) whose
+iterations each read a different element (the index is the loop variables), and
+with no read of the array from that loop on other than these, the zeroed element
+is never read again: the zeroing is dead. Contributions added to an element after
+its read (``out_bar[i + 1] += g``) are never read either, so they may stay.
+
+    >>> fn = ast.parse('''
+    ... def f_vjp(x, out_bar):
+    ...     for i in range(x.shape[0] - 1, -1, -1):
+    ...         g = out_bar[i]
+    ...         out_bar[i] = 0.0
+    ...         out_bar[i - 1] += g * x[i]
+    ...     return out_bar
+    ... ''').body[0]
+    >>> drop_dead_zeroings(fn)
+    False
+    >>> fn.body.pop()  # the array is returned: its zeroings are read
+    <ast.Return object at ...>
+    >>> drop_dead_zeroings(fn)
+    True
+    >>> print(ast.unparse(fn.body[0]))
+    for i in range(x.shape[0] - 1, -1, -1):
+        g = out_bar[i]
+        out_bar[i - 1] += g * x[i]
+"""
+
+from __future__ import annotations
+
+import ast
+
+from .. import ir
+from ..astnodes import walk
+
+SHAPE_READS = frozenset({"shape", "size", "ndim", "nbytes", "dtype"})
+
+
+def drop_dead_zeroings(function: ast.FunctionDef) -> bool:
+    """Remove, in place, the dead zeroings described in the module docstring; whether
+    any was removed."""
+    removed, parents = False, _parents(function)
+    for position, loop in enumerate(function.body):
+        if not isinstance(loop, ast.For):
+            continue
+        later = function.body[position + 1 :]
+        for array, pairs in _read_then_zeroed(loop).items():
+            if _only_these_reads(array, loop, pairs, later, parents):
+                for block, zeroing in pairs:
+                    block.remove(zeroing)
+                removed = True
+    return removed
+
+
+def _read_then_zeroed(loop: ast.For) -> dict[str, list]:
+    """Per array, the ``(block, zeroing)`` of ``t = a[idx]; a[idx] = 0.0`` pairs inside
+    ``loop`` and its nested ``for`` loops, ``idx`` exactly the enclosing loops'
+    variables."""
+    found: dict[str, list] = {}
+
+    def visit(block: list[ast.stmt], targets: list[str]) -> None:
+        for index, stmt in enumerate(block):
+            if isinstance(stmt, ast.For) and isinstance(stmt.target, ast.Name):
+                if not stmt.orelse:
+                    visit(stmt.body, targets + [stmt.target.id])
+                continue
+            following = block[index + 1] if index + 1 < len(block) else None
+            array = _pair(stmt, following, targets)
+            if array:
+                found.setdefault(array, []).append((block, following))
+
+    visit(loop.body, [loop.target.id] if isinstance(loop.target, ast.Name) else [])
+    return found
+
+
+def _pair(read: ast.stmt, zeroing, targets: list[str]) -> str:
+    """The array of ``t = a[idx]`` followed by ``a[idx] = 0.0``, or ''."""
+    if not (_assigns(read) and _assigns(zeroing)):
+        return ""
+    value, target = read.value, zeroing.targets[0]
+    if not (isinstance(value, ast.Subscript) and isinstance(value.value, ast.Name)):
+        return ""
+    zero = isinstance(zeroing.value, ast.Constant) and zeroing.value.value == 0.0
+    if not (zero and isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name)):
+        return ""
+    same = target.value.id == value.value.id and ast.dump(target.slice) == ast.dump(value.slice)
+    parts = value.slice.elts if isinstance(value.slice, ast.Tuple) else [value.slice]
+    names = [p.id for p in parts if isinstance(p, ast.Name)]
+    distinct = len(names) == len(parts) and sorted(names) == sorted(targets)
+    return value.value.id if same and distinct else ""
+
+
+def _assigns(stmt) -> bool:
+    return isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+
+
+def _only_these_reads(array: str, loop: ast.For, pairs: list, later: list, parents) -> bool:
+    """Whether ``array`` is read from ``loop`` on only by the pairs' reads, at most one
+    pair per iteration, and never goes by another name."""
+    if len({id(block) for block, _ in pairs}) != len(pairs):
+        return False
+    if not all(_direct(node, parents) for node in parents if _is_load_of(node, array)):
+        return False
+    allowed = {id(block[block.index(zeroing) - 1].value) for block, zeroing in pairs}
+    return not any(
+        isinstance(node, ast.Subscript)
+        and isinstance(node.ctx, ast.Load)
+        and _is_load_of(node.value, array)
+        and id(node) not in allowed
+        for stmt in [loop] + later
+        for node in walk(stmt)
+    )
+
+
+def _is_load_of(node: ast.AST, array: str) -> bool:
+    return isinstance(node, ast.Name) and node.id == array and isinstance(node.ctx, ast.Load)
+
+
+def _direct(name: ast.Name, parents: dict) -> bool:
+    """Whether a use of an array name reads or writes its elements or its shape, or adds
+    into it (``add_into(a, e)``): no alias, no call that may keep it."""
+    parent = parents[name]
+    if isinstance(parent, (ast.Subscript, ast.Attribute)) and parent.value is name:
+        return isinstance(parent, ast.Subscript) or parent.attr in SHAPE_READS
+    call = isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name)
+    return call and parent.func.id == "add_into" and parent.args[0] is name
+
+
+def _parents(function: ast.FunctionDef) -> dict:
+    return {child: node for node in walk(function) for child in ast.iter_child_nodes(node)}
+
+
+def read_seed_in_place(function: ast.FunctionDef) -> bool:
+    """``a_bar = np.zeros_like(y); add_into(a_bar, seed)`` becomes ``a_bar = seed`` when
+    nothing writes into ``a_bar`` afterwards nor into the parameter ``seed`` at all: the
+    buffer would only hold a copy. Only for a vjp whose callers pass a seed of the
+    result's shape (an outlined helper's, ``Request.gradient_only``).
+
+    >>> fn = ast.parse('''
+    ... def f_vjp(x, g):
+    ...     out_bar = np.zeros_like(x)
+    ...     add_into(out_bar, g)
+    ...     for i in range(x.shape[0]):
+    ...         x_bar[i] = out_bar[i] * 2.0
+    ... ''').body[0]
+    >>> read_seed_in_place(fn)
+    True
+    >>> print(ast.unparse(fn.body[0]))
+    out_bar = g
+    """
+    params = {a.arg for a in function.args.args}
+    body = function.body
+    for index, stmt in enumerate(body):
+        seed = _added_parameter(stmt, params)
+        if not seed or index == 0:
+            continue
+        array = stmt.value.args[0].id
+        made = body[index - 1]
+        fresh = _assigns(made) and isinstance(made.targets[0], ast.Name)
+        if not (fresh and made.targets[0].id == array and _zeros(made.value)):
+            continue
+        parents, added = _parents(function), stmt.value.args[1]
+        if _written(array, body[index + 1 :], parents) or _bound(seed, body):
+            continue
+        if _written(seed, body, parents, allowed=(added,)):
+            continue
+        body[index - 1 : index + 1] = [ir.statement(f"{array} = {seed}")]
+        return True
+    return False
+
+
+def _added_parameter(stmt: ast.stmt, params: set[str]) -> str:
+    """``seed`` of ``add_into(a, seed)`` with ``seed`` a parameter, else ''."""
+    call = stmt.value if isinstance(stmt, ast.Expr) else None
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)):
+        return ""
+    args = call.args
+    plain = len(args) == 2 and all(isinstance(a, ast.Name) for a in args)
+    if call.func.id != "add_into" or not plain or args[1].id not in params:
+        return ""
+    return args[1].id
+
+
+def _zeros(value: ast.expr) -> bool:
+    func = value.func if isinstance(value, ast.Call) else None
+    named = isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
+    return named and func.value.id == "np" and func.attr in ("zeros", "zeros_like")
+
+
+def _written(name: str, stmts: list[ast.stmt], parents: dict, allowed=()) -> bool:
+    """Whether ``stmts`` may write into ``name``'s elements: any use of it but an
+    element or shape read (or the nodes in ``allowed``)."""
+    for stmt in stmts:
+        for node in walk(stmt):
+            if not (isinstance(node, ast.Name) and node.id == name) or node in allowed:
+                continue
+            parent = parents.get(node)
+            if isinstance(parent, ast.Subscript) and isinstance(parent.ctx, ast.Load):
+                continue
+            if isinstance(parent, ast.Attribute) and parent.attr in SHAPE_READS:
+                continue
+            return True
+    return False
+
+
+def _bound(name: str, stmts: list[ast.stmt]) -> bool:
+    return any(
+        isinstance(node, ast.Name) and node.id == name and not isinstance(node.ctx, ast.Load)
+        for stmt in stmts
+        for node in walk(stmt)
+    )
