@@ -237,8 +237,8 @@ def outlined_text(requires: tuple) -> str:
         lines = text.splitlines()[vjp.lineno - 1 : vjp.end_lineno]
         parts.append(
             f"# The outlined helper '{helper}', from its own generated module: the calls above "
-            f"of {vjp.name}(args..., g)\n# give entry [1] of this function's result, one "
-            "entry per argument (0.0 for an integer one).\n\n" + "\n".join(lines)
+            f"of {vjp.name}(args..., g)\n# give this function's adjoints, one entry per "
+            "argument (0.0 for an integer one).\n\n" + "\n".join(lines)
         )
         parts.append(outlined_text(tuple(meta.get("requires", ()))))
     return "\n\n\n".join(p for p in parts if p)

@@ -173,3 +173,26 @@ def test_a_diagonal_does_not_cover_a_matrix():
     assert _overwritten(body, rank=2) == set()
     box = "for k in range(3):\n    for i in range(n):\n        for j in range(n):\n"
     assert _overwritten(box + "            v[i, j] = 0.0", rank=2) == {"v"}
+
+
+def rebound_after(u0, a, steps):
+    """``v`` is written in full every step, but bound to a longer array after the loop:
+    the reverse sweep reaches the loop with that binding, so ``v`` is recorded."""
+    n = u0.shape[0]
+    u = u0.copy()
+    v = np.empty(n)
+    for _ in range(steps):
+        for i in range(n):
+            v[i] = u[i] * a + math.sin(u[i])
+        u, v = v, u
+    v = np.ones(n + 2)
+    return np.sum(u * u) + np.sum(v * u[0])
+
+
+@pytest.mark.parametrize("jit", [False, True])
+@pytest.mark.parametrize("policy", RERUNNING, ids=str)
+def test_an_array_bound_again_after_the_loop_is_recorded(policy, jit):
+    args = (np.linspace(-0.5, 0.7, 5), 0.8, 3)
+    _matches(rebound_after, args, (0, 1), policy, jit)
+    source = sd.adjoint_source(rebound_after, argnums=(0, 1), policy=policy, args=args)
+    assert "v_states" in source or "v_snapshots" in source

@@ -362,8 +362,10 @@ def _periodic_smoothing(u0, c, steps):
     for _ in range(steps):
         v = np.empty(n)
         for i in range(n):
-            left = u[i - 1] if i > 0 else u[n - 1]
-            right = u[i + 1] if i < n - 1 else u[0]
+            # A fixed left end and an insulated right end: branches (a periodic read of
+            # one array at either index is one read, normalize/selects.py).
+            left = u[i - 1] if i > 0 else 0.0
+            right = u[i + 1] if i < n - 1 else 2.0 * u[i]
             v[i] = u[i] + c * (left - 2.0 * u[i] + right) * u[i]
         u = v
     return np.sum(u * u)

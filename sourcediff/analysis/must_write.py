@@ -80,18 +80,38 @@ def index_facts(nf, types) -> IndexFacts:
     return IndexFacts(axis_lengths(nf.node, types), values, types.shapes or {})
 
 
-def overwritten_first(loop: ast.For, names, types, facts: IndexFacts) -> set[str]:
+def overwritten_first(loop: ast.For, names, types, facts: IndexFacts, function=None) -> set[str]:
     """The arrays among ``names`` that every iteration of ``loop`` writes in full before
-    reading them."""
+    reading them, and that nothing after ``loop`` (in ``function``) binds again: the
+    reverse sweep re-runs an iteration in the buffer the name holds when it gets there."""
     shapes = getattr(types, "shapes", {}) or {}
+    rebound = bound_after(loop, function) if function is not None else set()
     found = set()
     for name in names:
         shape = shapes.get(name)
         if types[name].kind != "array" or not shape or len(shape) > MAX_RANK:
             continue
+        if name in rebound:
+            continue
         if _written_before_read(loop.body, name, shape, facts):
             found.add(name)
     return found
+
+
+def bound_after(loop: ast.For, function: ast.FunctionDef) -> set[str]:
+    """Names bound outside ``loop`` in the top-level statement holding it or after it."""
+    inside = {id(node) for node in walk(loop)}
+    names: set[str] = set()
+    reached = False
+    for stmt in function.body:
+        reached = reached or id(loop) in {id(node) for node in walk(stmt)}
+        if not reached:
+            continue
+        for node in walk(stmt):
+            if isinstance(node, ast.Name) and not isinstance(getattr(node, "ctx", None), ast.Load):
+                if id(node) not in inside:
+                    names.add(node.id)
+    return names
 
 
 def _written_before_read(body: list[ast.stmt], name: str, shape: tuple, facts) -> bool:

@@ -87,7 +87,8 @@ class _Rerun(LoopReversal):
         builder.loops, builder.rerun = saved, False
         builder.tapes.finish_pushes(body_f)
         names = builder.state_names(loop)
-        dead = overwritten_first(loop, names, builder.types, index_facts(builder.nf, builder.types))
+        facts = index_facts(builder.nf, builder.types)
+        dead = overwritten_first(loop, names, builder.types, facts, builder.nf.node)
         params = builder.nf.params
         state = IterationState(names, builder.types, builder.namer, self.stem, params, dead)
         builder.extra_prologue += state.prologue()

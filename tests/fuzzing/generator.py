@@ -210,6 +210,8 @@ class _Writer:
         # Double buffers (recompute and checkpoint leave arrays written in full out of
         # their records): a stream of its own, so that other constructs keep their programs.
         self.buffer_rng = random.Random(f"buffers {rng.getstate()[1][:4]}")
+        # Conditional expressions (periodic neighbours, selected indices, value tests).
+        self.select_rng = random.Random(f"selects {rng.getstate()[1][:4]}")
 
     def fresh(self, stem: str) -> str:
         self.counter += 1
@@ -267,6 +269,8 @@ class _Writer:
                 self.helpers_called_twice(depth)
             if self.gaps and self.buffer_rng.random() < 0.03 and not self.loop_depth:
                 self.double_buffer(depth)
+            if self.gaps and self.select_rng.random() < 0.03:
+                self.conditional_reads(depth)
             if self.extras and self.extra_rng.random() < 0.12:
                 extra_construct(self, depth)
 
@@ -794,6 +798,40 @@ class _Writer:
             self.emit(body, f"{state}, {spare} = {spare}, {state}")
             self.emit(depth, f"{self.sum_target()} np.sum({state} * {spare})")
             self.tags.add("double_buffer" if form != "interior" else "partial_buffer")
+        finally:
+            self.rng = main
+
+    def conditional_reads(self, depth: int) -> None:
+        """A loop over a vector reading neighbours by conditional expressions: periodic
+        (one read at a selected index), zero-padded or from another array (branches), an
+        index chosen inside the brackets, and a value test (a leaky ramp)."""
+        main, self.rng = self.rng, self.select_rng
+        try:
+            self.gap_count += 1
+            vec, other = self.rng.choice(self.vectors), self.rng.choice(self.vectors)
+            i, acc, left, right = (self.gap_name(s) for s in ("i", "c", "l", "r"))
+            self.emit(depth, f"{acc} = 0.0")
+            self.emit(depth, f"for {i} in range({vec}.shape[0]):")
+            last = f"{vec}.shape[0] - 1"
+            lefts = [
+                f"{vec}[{i} - 1] if {i} > 0 else {vec}[{last}]",
+                f"{vec}[{i} - 1] if {i} > 0 else 0.25",
+                f"{vec}[{i} - 1] if {i} >= 1 else {other}[{i}]",
+            ]
+            rights = [
+                f"{vec}[{i} + 1] if {i} < {last} else {vec}[0]",
+                f"{vec}[({i} + 1) if {i} < {last} else 0]",
+                f"{vec}[{i} + 1] if {i} + 1 < {vec}.shape[0] else {vec}[{i}]",
+            ]
+            self.emit(depth + 1, f"{left} = {self.rng.choice(lefts)}")
+            self.emit(depth + 1, f"{right} = {self.rng.choice(rights)}")
+            ramp = f"{left} * {right} if {left} > {right} else 0.3 * {left} - {right}"
+            self.emit(depth + 1, f"{acc} = {acc} + ({ramp}) * {self.scalar(1)}")
+            if self.rng.random() < 0.5:
+                self.emit(depth + 1, f"{vec}[{i}] = {vec}[{i}] + 0.1 * {right}")
+                self.tags.add("conditional_reads_written")
+            self.emit(depth, f"{self.sum_target()} {acc}")
+            self.tags.add("conditional_reads")
         finally:
             self.rng = main
 
