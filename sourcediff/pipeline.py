@@ -22,6 +22,7 @@ from . import compile as compile_stage
 from . import outline, rules, runtime
 from .analysis.activity import active_variables
 from .analysis.aliases import check_aliasing
+from .analysis.liveness import binding_counts
 from .analysis.recompute import (
     choose_recomputed,
     element_reads,
@@ -306,9 +307,14 @@ def typed(nf: NormalizedFunction, parsed: ParsedFunction, request: Request) -> T
 def _shape_analyses(nf: NormalizedFunction, types, dims) -> None:
     """The symbolic shapes of arrays that keep one at every binding, and which other
     arrays may change shape between loop iterations (again after scalarize, which adds
-    arrays): a shape known symbolically is the same in every iteration."""
+    arrays): a shape known symbolically is the same in every iteration. An array bound
+    more than once without one static shape may change shape anywhere (``v = np.ones(n +
+    2)`` after a loop that swaps ``v`` with ``u``): its adjoint is reallocated as well."""
     types.shapes = static_shapes(nf.node, types, nf.params, dims)
-    types.reshaped = frozenset(shape_variant_arrays(nf.node, types) - set(types.shapes))
+    counts = binding_counts(nf.node)
+    rebound = {n for n, t in types.variables.items() if t.kind == "array" and counts.get(n, 0) > 1}
+    variant = shape_variant_arrays(nf.node, types) | rebound
+    types.reshaped = frozenset(variant - set(types.shapes))
 
 
 def scalarizing() -> bool:

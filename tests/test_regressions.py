@@ -200,3 +200,43 @@ def test_a_roll_along_an_axis_the_array_lacks_raises_as_numpy_does():
             sd.grad(rolled_along, jit=jit)(x, 2)
         closed_form = np.roll(x, 1, 1) + np.roll(x, -1, 1)
         assert np.allclose(sd.grad(rolled_along, jit=jit)(x, -1), closed_form)
+
+
+def shorter_after(x):
+    """``v``'s adjoint was allocated from its last binding (2 elements) and indexed with
+    ``i < n`` in the reverse of the loop: out of bounds (silent in compiled code)."""
+    n = x.shape[0]
+    v = np.zeros(n)
+    for i in range(n):
+        v[i] = x[i] ** 2
+    s = np.sum(v * v)
+    v = np.ones(2)
+    return s + np.sum(v * x[0])
+
+
+def swapped_then_longer(u0, a, steps):
+    """A buffer swapped with the state in a loop, then bound to a longer array: its adjoint
+    buffer, swapped into the state's, had the longer shape."""
+    n = u0.shape[0]
+    u = u0.copy()
+    v = np.empty(n)
+    for _ in range(steps):
+        for i in range(n):
+            v[i] = u[i] * a + np.sin(u[i])
+        u, v = v, u
+    v = np.ones(n + 2)
+    return np.sum(u * u) + np.sum(v) * u[0]
+
+
+@pytest.mark.parametrize("jit", [False, True])
+@pytest.mark.parametrize("policy", ["store", "recompute", sd.Checkpoint(2)], ids=str)
+def test_an_array_bound_again_with_another_shape(policy, jit):
+    from reference import array_central_difference
+
+    x = np.linspace(-0.5, 0.7, 5)
+    grad = sd.grad(shorter_after, policy=policy, jit=jit)(x)
+    np.testing.assert_allclose(grad, array_central_difference(shorter_after, (x,), 0), rtol=1e-7)
+    args = (x, 0.8, 3)
+    grad = sd.grad(swapped_then_longer, policy=policy, jit=jit)(*args)
+    expected = array_central_difference(swapped_then_longer, args, 0)
+    np.testing.assert_allclose(grad, expected, rtol=1e-7)
