@@ -12,6 +12,7 @@ import ast
 
 from .errors import UnsupportedSyntaxError
 from .normalize import arrays
+from .normalize.arrays import reversed_range
 from .normalize.iteration import SUGAR, is_sugar, target_fits
 
 # Construct -> (what it is called, what to do instead).
@@ -223,7 +224,7 @@ def _check_for(fn: _Site, node: ast.For) -> None:
             f"unpack what {it.func.id}(...) yields into names: 'for i, v in enumerate(x)', "
             "'for a, b in zip(x, y)'",
         )
-    if not is_range and not over_list and not isinstance(it, ast.Name):
+    if not is_range and not over_list and not isinstance(it, ast.Name) and not _iterable(it):
         raise fn.error(
             node,
             "'for' loops must run over range(...), enumerate(...), zip(...), the rows of an "
@@ -232,6 +233,16 @@ def _check_for(fn: _Site, node: ast.For) -> None:
     if not isinstance(node.target, ast.Name):
         raise fn.error(node.target, "the loop variable must be a single name")
     _check_not_assigned_in(fn, node, node.target.id)
+
+
+def _iterable(it: ast.expr) -> bool:
+    """``reversed(range(...))``, or an array expression, named before the loop (its rows):
+    ``coeffs[::-1]``, ``np.flip(c)``, ``x * 2.0`` (normalize.arrays.iterate_rows)."""
+    if reversed_range(it) is not None:
+        return True
+    if isinstance(it, ast.Call):
+        return isinstance(it.func, ast.Attribute)  # np.flip(c), a.ravel(), not a builtin
+    return isinstance(it, (ast.Subscript, ast.BinOp, ast.UnaryOp, ast.Attribute))
 
 
 def _check_not_assigned_in(fn: _Site, node: ast.For, target: str) -> None:

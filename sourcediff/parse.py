@@ -31,7 +31,7 @@ from .errors import SourceDiffError, UnsupportedCallError, UnsupportedSyntaxErro
 from .loop_else import lower_loop_else
 from .naming import Namer
 from .nested import lift_nested_functions
-from .normalize.arrays import joined_lists_as_tuples
+from .normalize.arrays import joined_lists_as_tuples, reversed_range
 from .normalize.iteration import is_sugar
 from .sources import (
     CONSTANT_TYPES,
@@ -263,6 +263,12 @@ def _resolve_free_names(func, parsed: ParsedFunction, active: tuple[str, ...], n
     defaults = {
         id(n) for d in arguments.defaults + arguments.kw_defaults for n in walk(d or ast.Pass())
     }
+    # ``for t in reversed(range(...))`` becomes a range (normalize.arrays.reversed_range).
+    backwards = [s.iter for s in ast.walk(parsed.node) if isinstance(s, ast.For)]
+    backwards = [it for it in backwards if reversed_range(it) is not None]
+    defaults |= {id(it.func) for it in backwards}
+    if backwards:
+        resolved.update({name: Resolved("builtin", name) for name in ("range", "len")})
     for sub in ast.walk(parsed.node):
         if not (isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load)) or id(sub) in defaults:
             continue

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 
+from ..astnodes import clone
 from .iteration import is_sugar
 from .rearrange import constant_int
 
@@ -221,7 +222,8 @@ def method_on_expression(flat, call: ast.Call, methods: dict[str, str]):
 
 def iterate_rows(node: ast.FunctionDef, namer) -> None:
     """``for row in A:`` becomes a loop over ``range(A.shape[0])`` reading ``A[k]``, in place;
-    ``for v in [a, b]`` first names its list (evaluated once, as Python does)."""
+    ``for v in [a, b]`` or ``for c in coeffs[::-1]`` first names what it iterates over
+    (evaluated once, as Python does); ``reversed(range(...))`` is a range backwards."""
     _name_iterated_lists(node, namer)
     for sub in ast.walk(node):
         if isinstance(sub, ast.For) and isinstance(sub.iter, ast.Name):
@@ -244,7 +246,10 @@ def _name_iterated_lists(node: ast.AST, namer) -> None:
         out = []
         for stmt in stmts:
             _name_iterated_lists(stmt, namer)
-            if isinstance(stmt, ast.For) and isinstance(stmt.iter, ast.List):
+            if isinstance(stmt, ast.For) and reversed_range(stmt.iter) is not None:
+                stmt.iter = ast.copy_location(reversed_range(stmt.iter), stmt.iter)
+                stmt.over_rows = True  # a range sourcediff wrote
+            elif isinstance(stmt, ast.For) and not _iterable_as_is(stmt.iter):
                 name = namer.fresh("items")
                 out.append(
                     ast.copy_location(ast.Assign([ast.Name(name, ast.Store())], stmt.iter), stmt)
@@ -252,6 +257,53 @@ def _name_iterated_lists(node: ast.AST, namer) -> None:
                 stmt.iter = ast.copy_location(ast.Name(name, ast.Load()), stmt.iter)
             out.append(stmt)
         setattr(node, field, out)
+
+
+def _iterable_as_is(it: ast.expr) -> bool:
+    """A name (its rows), ``range(...)``, or enumerate/zip (rewritten before this)."""
+    call = isinstance(it, ast.Call) and isinstance(it.func, ast.Name)
+    return isinstance(it, ast.Name) or (call and it.func.id in ("range", "enumerate", "zip"))
+
+
+def reversed_range(it: ast.expr) -> ast.expr | None:
+    """``reversed(range(a, b, s))`` as ``range(a + (len(range(a, b, s)) - 1) * s, a - s,
+    -s)``, when its arguments are index arithmetic (evaluated twice); else None.
+
+    >>> print(ast.unparse(reversed_range(ast.parse("reversed(range(n))").body[0].value)))
+    range(0 + (len(range(0, n, 1)) - 1) * 1, 0 - 1, -1)
+    """
+    from .selects import is_index_arithmetic
+
+    call = isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and not it.keywords
+    if not (call and it.func.id == "reversed" and len(it.args) == 1):
+        return None
+    inner = it.args[0]
+    ranged = isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name)
+    if not (ranged and inner.func.id == "range" and 1 <= len(inner.args) <= 3):
+        return None
+    if inner.keywords or not all(is_index_arithmetic(_lengths_named(a)) for a in inner.args):
+        return None
+    args = [ast.unparse(a) for a in inner.args]
+    start, stop, step = (["0", args[0], "1"] if len(args) == 1 else args + ["1"])[:3]
+    count = f"len(range({start}, {stop}, {step}))"
+    text = f"range({start} + ({count} - 1) * {step}, {start} - {step}, -{step})"
+    return ast.parse(text, mode="eval").body
+
+
+def _lengths_named(expr: ast.expr) -> ast.expr:
+    """``expr`` with each ``a.shape[k]`` and ``len(a)`` replaced by a name (a length reads
+    nothing else and cannot fail), to check what remains."""
+
+    class Lengths(ast.NodeTransformer):
+        def visit_Subscript(self, node):
+            shape = isinstance(node.value, ast.Attribute) and node.value.attr == "shape"
+            return ast.Name("length", ast.Load()) if shape else node
+
+        def visit_Call(self, node):
+            length = isinstance(node.func, ast.Name) and node.func.id == "len"
+            return ast.Name("length", ast.Load()) if length else node
+
+    return Lengths().visit(clone(expr))
 
 
 def _np(name: str) -> ast.expr:

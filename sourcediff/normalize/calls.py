@@ -96,8 +96,8 @@ class CallFlattening:
 
     def spelled_otherwise(self, path: str, call_args, call_keywords, expr: ast.Call):
         """``np.clip`` with a bound of None (``np.maximum``/``np.minimum``), ``np.diff(x,
-        n)`` (``np.diff`` n times) and ``max``/``min`` of more than two numbers, in rows the
-        table has; None for any other call."""
+        n)`` (``np.diff`` n times), ``max``/``min`` of more than two numbers and
+        ``math.log(x, base)``, in rows the table has; None for any other call."""
         if path in ("max", "min") and len(call_args) > 2 and not call_keywords:
             # max(a, b, c) is max(max(a, b), c): the same first maximum on a tie
             inner = ast.copy_location(
@@ -111,6 +111,10 @@ class CallFlattening:
                     return self.library_call(instead, [x, other], [], expr)
         if path == "np.diff" and (len(call_args) == 2 or call_keywords):
             return self.differences(call_args, call_keywords, expr)
+        if path == "math.log" and len(call_args) == 2 and not call_keywords:
+            # math.log(x, base) is log(x) / log(base), as Python computes it
+            x, base = (self.library_call("math.log", [a], [], expr) for a in call_args)
+            return self.atom(ast.copy_location(ast.BinOp(x, ast.Div(), base), expr))
         return None
 
     def differences(self, call_args, call_keywords, expr: ast.Call) -> ast.expr:
@@ -213,6 +217,9 @@ METHODS = {
     "flatten": "flattened_copy",
     "reshape": "np.reshape",
     "dot": "dot",
+    "clip": "np.clip",
+    "transpose": "np.transpose",
+    "trace": "np.trace",
 }
 # Library functions that generated code spells differently: NumPy's versions of these
 # need BLAS/LAPACK (SciPy) under Numba, ours are plain loops (sourcediff.runtime).
