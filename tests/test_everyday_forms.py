@@ -1,6 +1,7 @@
 """Everyday spellings a realistic-program campaign found refused, now differentiated:
 ``for`` over an array expression (``coeffs[::-1]``, ``np.flip(c)``), ``reversed(range(...))``,
-``math.log(x, base)`` and the array methods ``clip``, ``trace``, ``transpose``.
+``math.log(x, base)``, the array methods ``clip``, ``trace``, ``transpose``, and a helper
+updating its array argument in place (``v -= np.mean(v)``).
 
 Each gradient is checked against Richardson-extrapolated central differences at two
 points, compiled and as plain Python.
@@ -54,6 +55,24 @@ def logs_and_methods(w, b):
     )
 
 
+def center(v):
+    v -= np.mean(v)
+
+
+def scale_both(v, c):
+    v *= c  # the caller's array, in place
+    c += 1.0  # a number: the helper's own
+    return c
+
+
+def helpers_updating_in_place(x, c):
+    y = x.copy()
+    center(y)
+    d = scale_both(y, c)
+    center(x)  # the function's own argument
+    return np.sum(y**3) * d + np.sum(x * y) + c
+
+
 def _points(n, seed):
     return np.random.default_rng(seed).uniform(-0.9, 0.9, n)
 
@@ -63,6 +82,7 @@ CASES = {
     "horner_flip": (horner_flip, lambda k: (_points(3, k), 0.4 + k)),
     "discounted_returns": (discounted_returns, lambda k: (_points(6, k), 0.9 - 0.2 * k)),
     "logs_and_methods": (logs_and_methods, lambda k: (_points(3, k), 1.7 + k)),
+    "helpers_updating_in_place": (helpers_updating_in_place, lambda k: (_points(4, k), 0.8 - k)),
 }
 
 
@@ -73,9 +93,10 @@ def test_gradients_of_everyday_forms(case, jit):
     grad = sd.grad(func, argnums=(0, 1), jit=jit)
     for seed in (0, 1):
         args = make_args(seed)
-        got = grad(*args)
-        np.testing.assert_allclose(got[0], array_central_difference(func, args, 0), rtol=1e-7)
-        np.testing.assert_allclose(got[1], central_difference(func, args, 1), rtol=1e-7)
+        expected = (array_central_difference(func, args, 0), central_difference(func, args, 1))
+        got = grad(args[0].copy(), args[1])  # a function may write into its argument
+        np.testing.assert_allclose(got[0], expected[0], rtol=1e-7)
+        np.testing.assert_allclose(got[1], expected[1], rtol=1e-7)
 
 
 @pytest.mark.parametrize("start", [-3, 0, 2])

@@ -74,7 +74,9 @@ def _expand(stmt: ast.Assign, helper: ParsedFunction, normalized, namer: Namer, 
         if param in assigned:
             new = namer.fresh(f"{helper.name}_{param}")
             names[param] = ast.Name(new, ast.Load())
-            prologue.append(_located(ast.Assign([ast.Name(new, ast.Store())], bound[param]), stmt))
+            binding = _located(ast.Assign([ast.Name(new, ast.Store())], bound[param]), stmt)
+            binding.parameter_binding = True  # normalize.inplace may merge it (``v -= m``)
+            prologue.append(binding)
         else:
             names[param] = bound[param]
     for local in sorted(assigned - set(params)):
