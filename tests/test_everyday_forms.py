@@ -1,7 +1,8 @@
 """Everyday spellings a realistic-program campaign found refused, now differentiated:
 ``for`` over an array expression (``coeffs[::-1]``, ``np.flip(c)``), ``reversed(range(...))``,
 ``math.log(x, base)``, the array methods ``clip``, ``trace``, ``transpose``, and a helper
-updating its array argument in place (``v -= np.mean(v)``).
+updating its array argument in place (``v -= np.mean(v)``), and a loop variable whose name
+is also used outside its loops.
 
 Each gradient is checked against Richardson-extrapolated central differences at two
 points, compiled and as plain Python.
@@ -73,6 +74,25 @@ def helpers_updating_in_place(x, c):
     return np.sum(y**3) * d + np.sum(x * y) + c
 
 
+def loop_variable_reused(x, c):
+    """``i`` bound from an index array, then a loop over ``i``; ``y[i]`` read between two
+    loops over ``i`` (its last value); each loop gets its own variable."""
+    u = x.copy()
+    idx = np.array([2, 0, 1])
+    for e in range(3):
+        i = idx[e]
+        u[i] += c * u[(i + 1) % 3]
+    t = 0.0
+    for i in range(3):
+        t += u[i] * u[i]
+    for i in range(1, 3):
+        u[i] = c * u[i - 1] + u[i]
+    last = u[i]
+    for i in range(1, -1, -1):
+        u[i] = c * u[i + 1] + u[i]
+    return t + np.sum(u**2) + last * i
+
+
 def _points(n, seed):
     return np.random.default_rng(seed).uniform(-0.9, 0.9, n)
 
@@ -83,6 +103,7 @@ CASES = {
     "discounted_returns": (discounted_returns, lambda k: (_points(6, k), 0.9 - 0.2 * k)),
     "logs_and_methods": (logs_and_methods, lambda k: (_points(3, k), 1.7 + k)),
     "helpers_updating_in_place": (helpers_updating_in_place, lambda k: (_points(4, k), 0.8 - k)),
+    "loop_variable_reused": (loop_variable_reused, lambda k: (_points(3, k), 0.6 + 0.3 * k)),
 }
 
 

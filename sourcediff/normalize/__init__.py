@@ -34,7 +34,7 @@ from .exits import lower_exits
 from .flatten import Flattener
 from .inline import inline_calls
 from .iteration import expand_enumerate_zip
-from .loops import add_trip_counters
+from .loops import add_trip_counters, separate_loop_variables
 from .tuples import split_tuple_variables
 from .versions import version_straight_line
 from .view_arguments import copy_views_written_by_helpers
@@ -66,6 +66,7 @@ def normalize(parsed: ParsedFunction) -> NormalizedFunction:
     version_straight_line(node, namer)
     counters: dict = {}
     node.body = add_trip_counters(node.body, namer, counters)
+    separate_loop_variables(node, namer, counters)
     params = [a.arg for a in node.args.args]
     return NormalizedFunction(
         parsed.name,

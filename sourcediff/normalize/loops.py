@@ -63,3 +63,67 @@ def _at(node: ast.stmt, loop: ast.stmt) -> ast.stmt:
     if hasattr(loop, "origin"):
         node.origin = loop.origin
     return node
+
+
+def separate_loop_variables(node: ast.FunctionDef, namer: Namer, counters: dict) -> None:
+    """Give ``for`` loops their own variable where its name is also used outside every
+    loop over it (``i = idx[e]`` before ``for i in range(3)``, ``last = y[i]`` between
+    two loops over ``i``), in place: the reverse sweep may need the outer ``i`` while a
+    loop rebinds it. After each such loop, ``i`` takes its last value if it ran, as in
+    Python.
+
+    >>> f = ast.parse("def f(y, n):\\n    for i in range(n):\\n        y[i] = 1.0\\n"
+    ...               "    return y[i]").body[0]
+    >>> counters = {}
+    >>> f.body = add_trip_counters(f.body, Namer.for_tree(f, set()), counters)
+    >>> separate_loop_variables(f, Namer.for_tree(f, set()), counters)
+    >>> print(ast.unparse(f))
+    def f(y, n):
+        n_i = len(range(n))
+        for i2 in range(n):
+            y[i2] = 1.0
+        ran = n_i > 0
+        if ran:
+            i = i2
+        return y[i]
+    """
+    fors = [loop for loop in counters if isinstance(loop, ast.For)]
+    for name in sorted({loop.target.id for loop in fors}):
+        loops = [loop for loop in fors if loop.target.id == name]
+        inside = {id(sub) for loop in loops for sub in ast.walk(loop) if sub is not loop.iter}
+        inside -= {id(sub) for loop in loops for sub in ast.walk(loop.iter)}
+        outside = (
+            sub
+            for sub in ast.walk(node)
+            if isinstance(sub, ast.Name) and sub.id == name and id(sub) not in inside
+        )
+        if next(outside, None) is None:
+            continue
+        for loop in loops:
+            _rename_loop_variable(node, loop, namer.fresh(name), counters[loop], namer)
+
+
+def _rename_loop_variable(node, loop: ast.For, new: str, counter: TripCounter, namer) -> None:
+    old = loop.target.id
+    for part in [loop.target, *loop.body]:
+        for sub in ast.walk(part):
+            if isinstance(sub, ast.Name) and sub.id == old:
+                sub.id = new
+    ran = namer.fresh("ran")
+    after = ast.parse(f"{ran} = {counter.name} > 0\nif {ran}:\n    {old} = {new}").body
+    for stmt in after:
+        for sub in ast.walk(stmt):
+            _at(sub, loop) if isinstance(sub, ast.stmt) else ast.copy_location(sub, loop)
+    for block in _blocks(node):
+        if any(stmt is loop for stmt in block):
+            position = next(k for k, stmt in enumerate(block) if stmt is loop)
+            block[position + 1 : position + 1] = after
+            return
+
+
+def _blocks(node: ast.AST):
+    for sub in ast.walk(node):
+        for field in ("body", "orelse"):
+            stmts = getattr(sub, field, None)
+            if isinstance(stmts, list) and stmts and isinstance(stmts[0], ast.stmt):
+                yield stmts

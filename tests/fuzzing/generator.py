@@ -158,6 +158,9 @@ GAP_HELPERS = {
     for k in range(v.shape[0]):
         out[k] = c * math.sin(v[k]) + 0.5 * v[k] * v[k]
     return out""",
+    "recenter": """def recenter(v, c):
+    v -= c * np.mean(v)
+    v *= 0.9""",
     "energy": """def energy(v, w, c, n):
     s = 0.0
     for k in range(min(n, v.shape[0] - 1)):
@@ -212,6 +215,9 @@ class _Writer:
         self.buffer_rng = random.Random(f"buffers {rng.getstate()[1][:4]}")
         # Conditional expressions (periodic neighbours, selected indices, value tests).
         self.select_rng = random.Random(f"selects {rng.getstate()[1][:4]}")
+        # Everyday spellings: for over a reversed slice or reversed(range), a loop
+        # variable also read outside its loop, a helper updating its argument in place.
+        self.everyday_rng = random.Random(f"everyday {rng.getstate()[1][:4]}")
 
     def fresh(self, stem: str) -> str:
         self.counter += 1
@@ -271,6 +277,8 @@ class _Writer:
                 self.double_buffer(depth)
             if self.gaps and self.select_rng.random() < 0.03:
                 self.conditional_reads(depth)
+            if self.gaps and self.everyday_rng.random() < 0.03:
+                self.everyday_forms(depth)
             if self.extras and self.extra_rng.random() < 0.12:
                 extra_construct(self, depth)
 
@@ -832,6 +840,39 @@ class _Writer:
                 self.tags.add("conditional_reads_written")
             self.emit(depth, f"{self.sum_target()} {acc}")
             self.tags.add("conditional_reads")
+        finally:
+            self.rng = main
+
+    def everyday_forms(self, depth: int) -> None:
+        """Horner's rule over ``v[::-1]``, a discounted sum over ``reversed(range(...))``,
+        a loop variable read after its loop and reused by the next, or a helper updating
+        its array argument in place (``v -= c * np.mean(v)``)."""
+        main, self.rng = self.rng, self.everyday_rng
+        try:
+            self.gap_count += 1
+            vec, acc, c = self.rng.choice(self.vectors), self.gap_name("h"), self.gap_name("c")
+            i, form = self.gap_name("i"), self.rng.choice(["horner", "reversed", "reuse", "helper"])
+            self.emit(depth, f"{acc} = 0.0")
+            if form == "horner":
+                self.emit(depth, f"for {c} in {vec}[::-1]:")
+                self.emit(depth + 1, f"{acc} = {acc} * {self.scalar(1)} + math.sin({c})")
+            elif form == "reversed":
+                self.emit(depth, f"for {i} in reversed(range(1, {vec}.shape[0])):")
+                self.emit(depth + 1, f"{acc} = {vec}[{i}] + 0.5 * {acc} * {vec}[{i} - 1]")
+            elif form == "reuse":
+                self.emit(depth, f"for {i} in range(3):")
+                self.emit(depth + 1, f"{vec}[{i}] = {vec}[{i}] + 0.2 * {vec}[{i} + 1]")
+                self.emit(depth, f"{acc} = {vec}[{i}] * {self.scalar(1)}")
+                self.emit(depth, f"for {i} in range(2, -1, -1):")
+                self.emit(depth + 1, f"{acc} = {acc} + {vec}[{i}] * {vec}[{i} + 1]")
+            else:
+                self.gap_helpers.add("recenter")
+                copy = self.gap_name("w")
+                self.emit(depth, f"{copy} = {vec} * 1.5")
+                self.emit(depth, f"recenter({copy}, {self.scalar(1)})")
+                self.emit(depth, f"{acc} = np.sum({copy} * {vec})")
+            self.emit(depth, f"{self.sum_target()} {acc}")
+            self.tags.add(f"everyday_{form}")
         finally:
             self.rng = main
 
