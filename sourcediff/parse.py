@@ -321,6 +321,8 @@ def _resolve(node: ast.Name, scope: dict, parsed: ParsedFunction, active) -> Res
         )
     if isinstance(value, CONSTANT_TYPES) or _is_constant_array(value):
         return Resolved("constant", value=value)
+    if _is_float_tuple(value):  # COEFFS = (0.5, -0.25): indexed and iterated like an array
+        return Resolved("constant", value=np.array(value, dtype=np.float64))
     if isinstance(value, (CustomVJP, CustomJVP)):
         return Resolved("custom", value.__name__, value=value)
     library_path = _library_path(value)
@@ -342,6 +344,12 @@ def _library_path(value) -> str:
     if name in runtime.HELPERS and vars(runtime).get(name) is value and rules.lookup(name):
         return name
     return ""
+
+
+def _is_float_tuple(value) -> bool:
+    """A module-level tuple of numbers, one a float (ints alone would index as a tuple)."""
+    numbers = isinstance(value, tuple) and value and all(type(v) in (int, float) for v in value)
+    return bool(numbers) and any(type(v) is float for v in value)
 
 
 def _is_constant_array(value) -> bool:

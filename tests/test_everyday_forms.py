@@ -2,7 +2,7 @@
 ``for`` over an array expression (``coeffs[::-1]``, ``np.flip(c)``), ``reversed(range(...))``,
 ``math.log(x, base)``, the array methods ``clip``, ``trace``, ``transpose``, and a helper
 updating its array argument in place (``v -= np.mean(v)``), and a loop variable whose name
-is also used outside its loops.
+is also used outside its loops, and a module-level tuple of numbers.
 
 Each gradient is checked against Richardson-extrapolated central differences at two
 points, compiled and as plain Python.
@@ -19,10 +19,15 @@ import sourcediff as sd
 from sourcediff.normalize.arrays import reversed_range
 
 
+COEFFS = (0.5, -0.25, 2, 0.125)  # a module-level tuple of numbers: a constant array
+
+
 def horner_reversed_slice(coeffs, x):
     acc = 0.0
     for c in coeffs[::-1]:
         acc = acc * x + c
+    for c in COEFFS:
+        acc = acc * x + c * COEFFS[1]
     return acc
 
 
