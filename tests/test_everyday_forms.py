@@ -18,7 +18,6 @@ from reference import array_central_difference, central_difference
 import sourcediff as sd
 from sourcediff.normalize.arrays import reversed_range
 
-
 COEFFS = (0.5, -0.25, 2, 0.125)  # a module-level tuple of numbers: a constant array
 
 

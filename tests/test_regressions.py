@@ -1,5 +1,7 @@
 """Reproductions of bugs an independent stress test found, kept as regression tests."""
 
+import math
+
 import numpy as np
 import pytest
 
@@ -240,3 +242,20 @@ def test_an_array_bound_again_with_another_shape(policy, jit):
     grad = sd.grad(swapped_then_longer, policy=policy, jit=jit)(*args)
     expected = array_central_difference(swapped_then_longer, args, 0)
     np.testing.assert_allclose(grad, expected, rtol=1e-7)
+
+
+def root_of_square(x):
+    r = math.sqrt(x * x)  # not differentiable at x = 0
+    return r + x
+
+
+def test_a_division_by_zero_in_plain_python_names_the_users_line():
+    """Run as Python, the derivative of sqrt at 0 divides by zero: a SourceDiffError at
+    the user's line, not a bare ZeroDivisionError; compiled code gives a non-finite value."""
+    with pytest.raises(sd.SourceDiffError, match="division by zero") as error:
+        sd.grad(root_of_square, jit=False)(0.0)
+    assert "test_regressions.py" in str(error.value)
+    line = root_of_square.__code__.co_firstlineno + 1
+    assert f":{line}" in str(error.value)
+    assert not np.isfinite(sd.grad(root_of_square)(0.0))
+    assert sd.grad(root_of_square, jit=False)(-2.0) == 0.0
