@@ -154,6 +154,7 @@ def parse_function(func, _active: tuple[str, ...] = ()) -> ParsedFunction:
     if layout:  # dicts of parameters: one parameter per key (sourcediff.dict_params)
         node = flatten_dict_parameters(node, layout, helper_keys)
     joined_lists_as_tuples(node)
+    merge_chained_element_writes(node)
     namer = Namer.for_tree(node, set())
     expand_appends(node, namer, _numpy_name(func, appends.GROW), filename)
     expand_comprehensions(node, namer, _numpy_name(func), filename)
@@ -344,6 +345,31 @@ def _library_path(value) -> str:
     if name in runtime.HELPERS and vars(runtime).get(name) is value and rules.lookup(name):
         return name
     return ""
+
+
+def merge_chained_element_writes(node: ast.AST) -> None:
+    """``C[i][j] = v`` (and ``+=``) as ``C[i, j] = v``, in place: the same element of a
+    NumPy array when neither index is a slice or a tuple.
+
+    >>> tree = ast.parse("C[i][j + 1] = v\\nC[i][j] += 2.0\\nC[i][1:] = v")
+    >>> merge_chained_element_writes(tree)
+    >>> print(ast.unparse(tree))
+    C[i, j + 1] = v
+    C[i, j] += 2.0
+    C[i][1:] = v
+    """
+    for stmt in ast.walk(node):
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else []
+        targets = [stmt.target] if isinstance(stmt, ast.AugAssign) else targets
+        for target in targets:
+            inner = target.value if isinstance(target, ast.Subscript) else None
+            if not (isinstance(inner, ast.Subscript) and isinstance(inner.value, ast.Name)):
+                continue
+            parts = (inner.slice, target.slice)
+            if any(isinstance(p, (ast.Slice, ast.Tuple)) for p in parts):
+                continue
+            target.value = inner.value
+            target.slice = ast.Tuple(list(parts), ast.Load())
 
 
 def _is_float_tuple(value) -> bool:

@@ -2,7 +2,7 @@
 ``for`` over an array expression (``coeffs[::-1]``, ``np.flip(c)``), ``reversed(range(...))``,
 ``math.log(x, base)``, the array methods ``clip``, ``trace``, ``transpose``, and a helper
 updating its array argument in place (``v -= np.mean(v)``), and a loop variable whose name
-is also used outside its loops, and a module-level tuple of numbers.
+is also used outside its loops, a module-level tuple of numbers, and ``C[i][j] = v``.
 
 Each gradient is checked against Richardson-extrapolated central differences at two
 points, compiled and as plain Python.
@@ -97,6 +97,17 @@ def loop_variable_reused(x, c):
     return t + np.sum(u**2) + last * i
 
 
+def chained_writes(x, c):
+    """``C[i][j] = ...`` and ``C[i][j] += ...``: elements of a 2-D array."""
+    n = x.shape[0]
+    g = np.zeros((n, n))
+    for i in range(n):
+        for j in range(n):
+            g[i][j] = x[i] * x[j] * c
+            g[i][j] += math.sin(x[i] - x[j])
+    return np.sum(g * g)
+
+
 def _points(n, seed):
     return np.random.default_rng(seed).uniform(-0.9, 0.9, n)
 
@@ -108,6 +119,7 @@ CASES = {
     "logs_and_methods": (logs_and_methods, lambda k: (_points(3, k), 1.7 + k)),
     "helpers_updating_in_place": (helpers_updating_in_place, lambda k: (_points(4, k), 0.8 - k)),
     "loop_variable_reused": (loop_variable_reused, lambda k: (_points(3, k), 0.6 + 0.3 * k)),
+    "chained_writes": (chained_writes, lambda k: (_points(3, k), 0.5 + k)),
 }
 
 
