@@ -84,9 +84,8 @@ class OutlinedHelper:
         argnums = tuple(k for k, t in enumerate(arg_types) if _is_float(t))
         if not argnums:
             return None, argnums
-        # Each call site and each compile of a caller asks again: looked up once per types
-        # (and cache folder) in this process.
-        # (and per cache folder and stage switches: each gives another module)
+        # Each call site and each compile of a caller asks again: looked up once per types,
+        # cache folder and stage switches (each gives another module) in this process.
         switches = tuple(os.environ.get(f"SOURCEDIFF_{s}", "1") for s in ("OPTIMIZE", "SCALARIZE"))
         key = (tuple(map(str, arg_types)), str(compile_stage.cache_dir()), switches)
         if key not in self.builds or not os.path.exists(self.builds[key].path):
