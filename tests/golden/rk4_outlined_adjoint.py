@@ -249,7 +249,7 @@ def rk4_rd_record_bytes(u0, d, dt, steps):
 
 
 # The outlined helper 'reaction_rhs', from its own generated module: the calls above of reaction_rhs_vjp(args..., g)
-# give entry [1] of this function's result, one entry per argument (0.0 for an integer one).
+# give this function's adjoints, one entry per argument (0.0 for an integer one).
 
 def reaction_rhs_vjp(u, d, reaction_rhs_bar):
     # kernels_more.py:107: n = u.shape[0]
