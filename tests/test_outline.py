@@ -10,7 +10,7 @@ import math
 import numpy as np
 import pytest
 from benchmark_kernels import kernel_module
-from reference import array_central_difference, central_difference
+from reference import assert_gradient_matches
 
 import sourcediff as sd
 
@@ -79,16 +79,6 @@ def _vectors(n, seed):
     return rng.uniform(-0.8, 0.8, n)
 
 
-def _gradient_matches(func, args, argnums, policy, jit):
-    grads = sd.grad(func, argnums=argnums, policy=policy, jit=jit)(*args)
-    for k, grad in zip(argnums, grads):
-        if isinstance(args[k], np.ndarray):
-            expected = array_central_difference(func, args, k)
-        else:
-            expected = central_difference(func, args, k)
-        np.testing.assert_allclose(grad, expected, rtol=1e-7, atol=1e-9)
-
-
 @pytest.mark.parametrize("jit", [False, True])
 @pytest.mark.parametrize("policy", POLICIES, ids=str)
 def test_a_helper_called_four_times_per_step_is_outlined(policy, jit):
@@ -96,7 +86,7 @@ def test_a_helper_called_four_times_per_step_is_outlined(policy, jit):
     at two points."""
     for seed in (0, 1):
         args = (_vectors(7, seed) + 0.5, 0.3 + 0.1 * seed, 0.05, 3)
-        _gradient_matches(rk4, args, (0, 1), policy, jit)
+        assert_gradient_matches(rk4, args, (0, 1), policy, jit)
 
 
 def test_the_outlined_derivative_calls_the_helper_vjp_once_per_call():
@@ -110,8 +100,8 @@ def test_the_outlined_derivative_calls_the_helper_vjp_once_per_call():
 @pytest.mark.parametrize("policy", POLICIES, ids=str)
 def test_float_helpers_on_views_and_nested_helpers(policy, jit):
     x = _vectors(6, 2)
-    _gradient_matches(two_energies, (x, 0.7), (0, 1), policy, jit)
-    _gradient_matches(nested, (x, 0.7), (0, 1), policy, jit)
+    assert_gradient_matches(two_energies, (x, 0.7), (0, 1), policy, jit)
+    assert_gradient_matches(nested, (x, 0.7), (0, 1), policy, jit)
 
 
 def test_inlining_everything_gives_the_same_gradients(monkeypatch):
@@ -134,7 +124,7 @@ def test_a_helper_writing_into_its_argument_stays_inlined(jit):
     """An opaque call would hide the write into ``y``."""
     args = (_vectors(5, 4), 0.9)
     assert "scale_in_place_vjp" not in sd.adjoint_source(writes_its_argument, args=args)
-    _gradient_matches(writes_its_argument, args, (0, 1), "auto", jit)
+    assert_gradient_matches(writes_its_argument, args, (0, 1), "auto", jit)
 
 
 def test_a_helper_returning_a_view_stays_inlined():

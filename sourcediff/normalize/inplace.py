@@ -32,6 +32,7 @@ from __future__ import annotations
 import ast
 
 from ..analysis.types import TypeTable
+from ..astnodes import statement_blocks
 
 
 def _is_update(stmt: ast.stmt) -> bool:
@@ -54,18 +55,10 @@ def resolve_inplace_updates(node: ast.FunctionDef, types: TypeTable) -> None:
             whole = ast.Subscript(ast.Name(name, ast.Load()), ast.Constant(Ellipsis), ast.Store())
             stmt.targets = [whole]
         stmt.value = value
-    for block in _blocks(node):
+    for block in statement_blocks(node):
         for stmt in list(block):
             if getattr(stmt, "parameter_binding", False):
                 _merge_parameter(block, stmt, node, types)
-
-
-def _blocks(node: ast.AST):
-    for sub in ast.walk(node):
-        for field in ("body", "orelse"):
-            stmts = getattr(sub, field, None)
-            if isinstance(stmts, list) and stmts and isinstance(stmts[0], ast.stmt):
-                yield stmts
 
 
 def _merge_parameter(block: list[ast.stmt], binding: ast.Assign, node, types) -> None:

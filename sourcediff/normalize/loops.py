@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
+from ..astnodes import statement_blocks
 from ..naming import Namer
 
 
@@ -114,16 +115,8 @@ def _rename_loop_variable(node, loop: ast.For, new: str, counter: TripCounter, n
     for stmt in after:
         for sub in ast.walk(stmt):
             _at(sub, loop) if isinstance(sub, ast.stmt) else ast.copy_location(sub, loop)
-    for block in _blocks(node):
+    for block in statement_blocks(node):
         if any(stmt is loop for stmt in block):
             position = next(k for k, stmt in enumerate(block) if stmt is loop)
             block[position + 1 : position + 1] = after
             return
-
-
-def _blocks(node: ast.AST):
-    for sub in ast.walk(node):
-        for field in ("body", "orelse"):
-            stmts = getattr(sub, field, None)
-            if isinstance(stmts, list) and stmts and isinstance(stmts[0], ast.stmt):
-                yield stmts
