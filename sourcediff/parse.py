@@ -158,6 +158,7 @@ def parse_function(func, _active: tuple[str, ...] = ()) -> ParsedFunction:
     namer = Namer.for_tree(node, set())
     expand_appends(node, namer, _numpy_name(func, appends.GROW), filename)
     expand_comprehensions(node, namer, _numpy_name(func), filename)
+    builtin_sums_as_numpy(node, _numpy_name(func, "sum"))
     lower_loop_else(node, namer)
     lifted = lift_nested_functions(node, filename)
     fence.check(node, filename)
@@ -345,6 +346,28 @@ def _library_path(value) -> str:
     if name in runtime.HELPERS and vars(runtime).get(name) is value and rules.lookup(name):
         return name
     return ""
+
+
+def builtin_sums_as_numpy(node: ast.AST, numpy_name: str | None) -> None:
+    """The builtin ``sum(x)`` of an array (what is left once comprehensions and lists are
+    rewritten) as ``np.sum(x, axis=0)``, in place: Python adds the rows, so for a matrix it
+    is the sum along axis 0, for a vector the number (None: the module defines ``sum``).
+
+    >>> tree = ast.parse("s = sum(x) + sum(v for v in x)")
+    >>> builtin_sums_as_numpy(tree, "np")
+    >>> print(ast.unparse(tree))
+    s = np.sum(x, axis=0) + sum((v for v in x))
+    """
+    if numpy_name is None:
+        return
+    for call in ast.walk(node):
+        named = isinstance(call, ast.Call) and isinstance(call.func, ast.Name)
+        if not (named and call.func.id == "sum" and len(call.args) == 1 and not call.keywords):
+            continue
+        if isinstance(call.args[0], (ast.GeneratorExp, ast.ListComp, ast.List, ast.Tuple)):
+            continue
+        call.func = ast.Attribute(ast.Name(numpy_name, ast.Load()), "sum", ast.Load())
+        call.keywords = [ast.keyword("axis", ast.Constant(0))]
 
 
 def merge_chained_element_writes(node: ast.AST) -> None:

@@ -1,8 +1,9 @@
 """Everyday spellings a realistic-program campaign found refused, now differentiated:
 ``for`` over an array expression (``coeffs[::-1]``, ``np.flip(c)``), ``reversed(range(...))``,
-``math.log(x, base)``, the array methods ``clip``, ``trace``, ``transpose``, and a helper
-updating its array argument in place (``v -= np.mean(v)``), and a loop variable whose name
-is also used outside its loops, a module-level tuple of numbers, and ``C[i][j] = v``.
+``math.log(x, base)``, the array methods ``clip``, ``trace`` and ``transpose``, a helper
+updating its array argument in place (``v -= np.mean(v)``), a loop variable whose name is
+also used outside its loops, a module-level tuple of numbers, ``C[i][j] = v``, and the
+builtin ``sum`` of an array.
 
 Each gradient is checked against Richardson-extrapolated central differences at two
 points, compiled and as plain Python.
@@ -107,6 +108,12 @@ def chained_writes(x, c):
     return np.sum(g * g)
 
 
+def builtin_sums(x, c):
+    """``sum`` of a vector (a number) and of a matrix (its rows added: a vector)."""
+    m = np.outer(x, x) * c
+    return sum(x * x) + sum(sum(m) * x) + sum(v * c for v in x)
+
+
 def _points(n, seed):
     return np.random.default_rng(seed).uniform(-0.9, 0.9, n)
 
@@ -119,6 +126,7 @@ CASES = {
     "helpers_updating_in_place": (helpers_updating_in_place, lambda k: (_points(4, k), 0.8 - k)),
     "loop_variable_reused": (loop_variable_reused, lambda k: (_points(3, k), 0.6 + 0.3 * k)),
     "chained_writes": (chained_writes, lambda k: (_points(3, k), 0.5 + k)),
+    "builtin_sums": (builtin_sums, lambda k: (_points(4, k), 0.3 + k)),
 }
 
 
