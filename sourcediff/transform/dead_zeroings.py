@@ -1,4 +1,4 @@
-"""Drop the zeroing of adjoint elements that nothing reads again.
+"""Adjoint buffers nothing reads or writes again: dead zeroings, and a seed read in place.
 
 The reverse of ``out[i] = e`` reads ``out_bar[i]`` and zeroes it, so that a later
 contribution to ``out[i]`` (an earlier write in the forward sweep, a previous time
@@ -6,7 +6,9 @@ step) starts from zero. In a loop that runs once (not inside another loop) whose
 iterations each read a different element (the index is the loop variables), and
 with no read of the array from that loop on other than these, the zeroed element
 is never read again: the zeroing is dead. Contributions added to an element after
-its read (``out_bar[i + 1] += g``) are never read either, so they may stay.
+its read (``out_bar[i + 1] += g``) are never read either, so they may stay. Once no
+zeroing writes it, a buffer that only copies the seed may read the seed itself
+(:func:`read_seed_in_place`).
 
     >>> fn = ast.parse('''
     ... def f_vjp(x, out_bar):

@@ -36,7 +36,8 @@ swap ``a_bar, b_bar = (b_bar, a_bar)`` (after the fixed point: a swap binds the 
 names again, which the passes above do not expect of a private buffer). Last,
 ``drop_implied_zeroings`` removes the zeroing of an adjoint whose every element the
 reverse of a fused loop nest zeroed already (kept until then, so the analyses see it),
-``drop_dead_zeroings`` (dead_zeroings.py) the zeroing of an element read for the last time,
+``drop_dead_zeroings`` (dead_zeroings.py) the zeroing of an element read for the last time
+(and, in an outlined helper's vjp, ``read_seed_in_place`` reads the seed instead of a copy),
 ``run_independent_loops_forward`` (forward_loops.py) runs a reverse loop whose iterations
 share nothing in the forward order (the derivative only: it needs the arrays' ranks),
 ``merge_stack_moves`` (stack_moves.py) moves a tape's pointer once per run of
