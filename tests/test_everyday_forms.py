@@ -2,8 +2,9 @@
 ``for`` over an array expression (``coeffs[::-1]``, ``np.flip(c)``), ``reversed(range(...))``,
 ``math.log(x, base)``, the array methods ``clip``, ``trace`` and ``transpose``, a helper
 updating its array argument in place (``v -= np.mean(v)``), a loop variable whose name is
-also used outside its loops, a module-level tuple of numbers, ``C[i][j] = v``, and the
-builtin ``sum`` of an array.
+also used outside its loops, a module-level tuple of numbers, ``C[i][j] = v``, the
+builtin ``sum`` of an array, and lists of numbers joined to arrays (``np.concatenate(([a],
+x))``).
 
 Each gradient is checked against Richardson-extrapolated central differences at two
 points, compiled and as plain Python.
@@ -114,6 +115,16 @@ def builtin_sums(x, c):
     return sum(x * x) + sum(sum(m) * x) + sum(v * c for v in x)
 
 
+def joined_with_numbers(x, a):
+    """Lists of numbers among the pieces NumPy joins; a list of arrays stays a list of
+    pieces."""
+    u = np.concatenate([x, x * a])
+    v = np.concatenate(([a], x, [a * 2.0, 1.0]))
+    w = np.append(x, [a, 3.0])
+    z = np.hstack((x, [a]))
+    return np.sum(u * u) + np.sum(np.diff(v) ** 2) + np.sum(w**3) + np.sum(z * np.sin(z))
+
+
 def _points(n, seed):
     return np.random.default_rng(seed).uniform(-0.9, 0.9, n)
 
@@ -127,6 +138,7 @@ CASES = {
     "loop_variable_reused": (loop_variable_reused, lambda k: (_points(3, k), 0.6 + 0.3 * k)),
     "chained_writes": (chained_writes, lambda k: (_points(3, k), 0.5 + k)),
     "builtin_sums": (builtin_sums, lambda k: (_points(4, k), 0.3 + k)),
+    "joined_with_numbers": (joined_with_numbers, lambda k: (_points(4, k), 0.7 - k)),
 }
 
 

@@ -85,11 +85,33 @@ def small_array_lists(node: ast.FunctionDef) -> set[int]:
         if isinstance(sub, ast.For) and isinstance(sub.iter, ast.List)
         if _flat_float_list(sub.iter)
     }
+    found |= _joined_pieces(node)
     for name, literals in lists.items():
         uses = [n for n in ast.walk(node) if isinstance(n, ast.Name) and n.id == name]
         loads = [n for n in uses if isinstance(n.ctx, ast.Load)]
         if name not in other_bindings and all(id(n) in good_uses for n in loads):
             found |= {id(literal) for literal in literals}
+    return found
+
+
+#: NumPy functions joining arrays: a list of numbers among their pieces is a small array
+#: (``np.concatenate(([a], x))``, ``np.append(x, [a, b])``), as NumPy reads it.
+JOINING = frozenset({"concatenate", "hstack", "vstack", "stack", "append", "column_stack"})
+
+
+def _joined_pieces(node: ast.AST) -> set[int]:
+    """Ids of flat lists of numbers in the tuple or list of pieces a joining NumPy function
+    is given, or passed to ``np.append`` (whose arguments are the pieces themselves)."""
+    found = set()
+    for call in ast.walk(node):
+        func = call.func if isinstance(call, ast.Call) else None
+        if not (isinstance(func, ast.Attribute) and func.attr in JOINING):
+            continue
+        for arg in call.args:
+            pieces = arg.elts if isinstance(arg, (ast.Tuple, ast.List)) else []
+            if func.attr == "append":
+                pieces = [arg]
+            found |= {id(p) for p in pieces if isinstance(p, ast.List) and _flat_float_list(p)}
     return found
 
 
