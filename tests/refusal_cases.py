@@ -97,8 +97,8 @@ def differences_with_a_keyword_numpy_lacks(A):
     return np.sum(np.diff(A, prepend=0.0) ** 2)  # <- refused
 
 
-def sums_an_array_with_the_builtin(x):
-    return sum(x) * 2.0  # <- refused
+def sorts_an_array_with_the_builtin(x):
+    return sorted(x)[0] * 2.0  # <- refused (the builtin sum of an array is np.sum's now)
 
 
 def writes_into_appended_list(x):

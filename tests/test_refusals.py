@@ -70,7 +70,7 @@ CASES = [
     Refusal(
         "diff-prepend", rc.differences_with_a_keyword_numpy_lacks, (np.ones((2, 3)),), "np.diff"
     ),
-    Refusal("builtin-sum-of-array", rc.sums_an_array_with_the_builtin, (np.ones(3),), "np.sum"),
+    Refusal("builtin-sorted", rc.sorts_an_array_with_the_builtin, (np.ones(3),), "np.sort"),
     Refusal("nested-def-as-value", rc.uses_nested_function_as_value, (1.5,), "called by name"),
     Refusal("def-inside-loop", rc.uses_def_inside_loop, (1.5,), "defined inside a block"),
     Refusal("recursive-nested-def", rc.uses_recursive_nested_def, (1.5,), "recursive"),
