@@ -126,8 +126,9 @@ def optimize(
     if shapes is not None:
         swap_first_contributions(function, shapes)
     drop_implied_zeroings(function)
-    dropped = drop_dead_zeroings(function)
-    if (dropped and sliced and read_seed_in_place(function)) or dropped:
+    if drop_dead_zeroings(function):
+        if sliced:  # nothing writes the seed's copy now: read the seed itself
+            read_seed_in_place(function)
         _to_fixed_point(function, [fold_temporaries, drop_dead_stores])
     if ranks is not None:
         run_independent_loops_forward(function, ranks)
