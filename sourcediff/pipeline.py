@@ -50,6 +50,7 @@ from .normalize.inplace import resolve_inplace_updates
 from .normalize.masks import lower_masks
 from .normalize.rows import hoist_invariant_rows
 from .normalize.scalarize import scalarize
+from .normalize.typed_calls import array_abs_as_numpy, every_abs_as_numpy
 from .normalize.views import copy_written_views
 from .outlined import import_required, prepare_outlined, required_modules, result_shape_of
 from .parse import ParsedFunction, parse_function
@@ -288,6 +289,7 @@ def typed(nf: NormalizedFunction, parsed: ParsedFunction, request: Request) -> T
         types = infer_types(nf, request.arg_types)
         if lower_masks(nf.node, types, nf.namer, nf.filename):  # reads of them change rank
             types = infer_types(nf, request.arg_types)
+    array_abs_as_numpy(nf.node, types)
     prepare_outlined(nf.node, types, parsed.customs())
     _dump("types", "\n".join(f"{k}: {v}" for k, v in sorted(types.variables.items())))
     resolve_inplace_updates(nf.node, types)
@@ -462,6 +464,7 @@ def _build_primal_module(parsed: ParsedFunction, fastmath: bool = False) -> Buil
         nf = normalized(parsed)
         header = f"{origin_line(parsed)}\n\nThe normalized primal; do not edit."
         primal = optimized(nf.node, parsed)
+        every_abs_as_numpy(primal)  # built without types: np.abs serves numbers and arrays
         # njit code calling sd.jit(f) may leave number defaults out, as Python code may
         defaults = literal_defaults(nf.params, parsed.defaults)
         primal.args.defaults = [ast.Constant(d) for d in defaults.values()]

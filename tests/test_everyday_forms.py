@@ -3,8 +3,8 @@
 ``math.log(x, base)``, the array methods ``clip``, ``trace`` and ``transpose``, a helper
 updating its array argument in place (``v -= np.mean(v)``), a loop variable whose name is
 also used outside its loops, a module-level tuple of numbers, ``C[i][j] = v``, the
-builtin ``sum`` of an array, and lists of numbers joined to arrays (``np.concatenate(([a],
-x))``).
+builtin ``sum`` and ``abs`` of an array, and lists of numbers joined to arrays
+(``np.concatenate(([a], x))``).
 
 Each gradient is checked against Richardson-extrapolated central differences at two
 points, compiled and as plain Python.
@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 from reference import assert_gradient_matches
 
+import sourcediff as sd
 from sourcediff.normalize.arrays import reversed_range
 
 COEFFS = (0.5, -0.25, 2, 0.125)  # a module-level tuple of numbers: a constant array
@@ -125,6 +126,12 @@ def joined_with_numbers(x, a):
     return np.sum(u * u) + np.sum(np.diff(v) ** 2) + np.sum(w**3) + np.sum(z * np.sin(z))
 
 
+def abs_of_arrays(x, c):
+    """The builtin ``abs`` of arrays and of a number."""
+    m = np.outer(x, x) - c
+    return np.sum(abs(x - 0.1 * c) * x) + np.sum(abs(m)) * abs(c)
+
+
 def _points(n, seed):
     return np.random.default_rng(seed).uniform(-0.9, 0.9, n)
 
@@ -139,6 +146,7 @@ CASES = {
     "chained_writes": (chained_writes, lambda k: (_points(3, k), 0.5 + k)),
     "builtin_sums": (builtin_sums, lambda k: (_points(4, k), 0.3 + k)),
     "joined_with_numbers": (joined_with_numbers, lambda k: (_points(4, k), 0.7 - k)),
+    "abs_of_arrays": (abs_of_arrays, lambda k: (_points(4, k), 0.35 - k)),
 }
 
 
@@ -157,3 +165,8 @@ def test_reversed_range_visits_what_python_visits(start, stop, step):
     it = ast.parse(f"reversed(range({start}, {stop}, {step}))", mode="eval").body
     rewritten = eval(ast.unparse(reversed_range(it)))
     assert list(rewritten) == list(reversed(range(start, stop, step)))
+
+
+def test_the_builtin_abs_of_an_array_compiles_with_sd_jit_too():
+    x = _points(4, 3)
+    assert sd.jit(abs_of_arrays)(x, 0.4) == pytest.approx(abs_of_arrays(x, 0.4), rel=1e-14)

@@ -87,7 +87,8 @@ def _inferred(nf: NormalizedFunction, arg_types: tuple, source: str, origins) ->
     from numba.core import registry, typed_passes
     from numba.core.compiler import run_frontend
 
-    namespace = {"math": math, "np": np, **nf.constants}
+    # abs typed as np.abs: the same for numbers, and defined for arrays (normalize.typed_calls)
+    namespace = {"math": math, "np": np, "abs": np.abs, **nf.constants}
     # The helpers it calls (normalization brings in some): looking up the others would
     # make the ufuncs of ``vector_math``, a second's work the primal does not need.
     names = {n.id for n in walk(nf.node) if isinstance(n, ast.Name)}

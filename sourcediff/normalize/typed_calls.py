@@ -1,0 +1,51 @@
+"""Calls whose NumPy spelling depends on their argument's type.
+
+The builtin ``abs`` of an array (``abs(x - c)``, as NumPy allows) has no Numba
+implementation; ``np.abs`` has one for numbers and arrays alike, with the same values
+and the same derivative rule. Type inference reads ``abs`` as ``np.abs``
+(``analysis.types``); once types are known, the calls on arrays are spelled
+``np.abs`` (numbers keep the builtin, as the user wrote it). The primal module of
+``sd.jit``, which is built without types, spells every one ``np.abs``.
+
+    >>> from sourcediff.analysis.types import TypeTable, VarType
+    >>> node = ast.parse("def f(x, s):\\n    t = abs(x)\\n    u = abs(s)\\n    return t").body[0]
+    >>> vec, flt = VarType("array", "float64", 1), VarType("float", "float64")
+    >>> array_abs_as_numpy(node, TypeTable({"x": vec, "t": vec, "s": flt, "u": flt}, vec))
+    >>> print(ast.unparse(node.body[:2]))
+    t = np.abs(x)
+    u = abs(s)
+"""
+
+from __future__ import annotations
+
+import ast
+
+
+def array_abs_as_numpy(node: ast.AST, types) -> None:
+    """``abs(x)`` as ``np.abs(x)`` where ``x`` is an array, in place."""
+    for call in _abs_calls(node):
+        argument = call.args[0]
+        if isinstance(argument, ast.Name) and types[argument.id].kind == "array":
+            call.func = _np_abs()
+
+
+def every_abs_as_numpy(node: ast.AST) -> None:
+    """Every ``abs(x)`` as ``np.abs(x)``, in place (for code built without types)."""
+    for call in _abs_calls(node):
+        call.func = _np_abs()
+
+
+def _abs_calls(node: ast.AST) -> list[ast.Call]:
+    return [
+        call
+        for call in ast.walk(node)
+        if isinstance(call, ast.Call)
+        and isinstance(call.func, ast.Name)
+        and call.func.id == "abs"
+        and len(call.args) == 1
+        and not call.keywords
+    ]
+
+
+def _np_abs() -> ast.expr:
+    return ast.Attribute(ast.Name("np", ast.Load()), "abs", ast.Load())
