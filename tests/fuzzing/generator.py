@@ -844,7 +844,8 @@ class _Writer:
             self.rng = main
 
     def everyday_forms(self, depth: int) -> None:
-        """Horner's rule over ``v[::-1]``, a discounted sum over ``reversed(range(...))``,
+        """Horner's rule over ``v[::-1]``, a discounted sum over ``reversed(range(...))`` (then
+        the builtin ``abs`` of an array),
         a loop variable read after its loop and reused by the next, or a helper updating
         its array argument in place (``v -= c * np.mean(v)``)."""
         main, self.rng = self.rng, self.everyday_rng
@@ -859,6 +860,7 @@ class _Writer:
             elif form == "reversed":
                 self.emit(depth, f"for {i} in reversed(range(1, {vec}.shape[0])):")
                 self.emit(depth + 1, f"{acc} = {vec}[{i}] + 0.5 * {acc} * {vec}[{i} - 1]")
+                self.emit(depth, f"{acc} = {acc} + 0.25 * np.sum(abs({vec} - {acc}))")
             elif form == "reuse":
                 self.emit(depth, f"for {i} in range(3):")
                 self.emit(depth + 1, f"{vec}[{i}] = {vec}[{i}] + 0.2 * {vec}[{i} + 1]")
