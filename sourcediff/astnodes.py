@@ -73,13 +73,3 @@ def names_written(tree: ast.AST) -> set[str]:
     """Every name ``tree`` binds or deletes (assignment and loop targets, augmented
     assignments)."""
     return {n.id for n in walk(tree) if n.__class__ is ast.Name and n.ctx.__class__ is not ast.Load}
-
-
-def statement_blocks(tree: ast.AST):
-    """Every non-empty statement list (bodies and else branches) inside ``tree``, outermost
-    first; a caller may change a list's statements in place."""
-    for node in ast.walk(tree):
-        for field in ("body", "orelse"):
-            stmts = getattr(node, field, None)
-            if isinstance(stmts, list) and stmts and isinstance(stmts[0], ast.stmt):
-                yield stmts

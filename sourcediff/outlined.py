@@ -86,7 +86,7 @@ class OutlinedHelper:
             return None, argnums
         # Each call site and each compile of a caller asks again: looked up once per types,
         # cache folder and stage switches (each gives another module) in this process.
-        switches = tuple(os.environ.get(f"SOURCEDIFF_{s}", "1") for s in ("OPTIMIZE", "SCALARIZE"))
+        switches = (pipeline.optimizer.enabled(), pipeline.scalarizing())
         key = (tuple(map(str, arg_types)), str(compile_stage.cache_dir()), switches)
         if key not in self.builds or not os.path.exists(self.builds[key].path):
             request = pipeline.Request(argnums, AutoPlan(0), tuple(arg_types), gradient_only=True)

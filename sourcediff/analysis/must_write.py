@@ -191,22 +191,21 @@ def _box(index: ast.expr, shape: tuple, facts, ranges: dict):
 def _slice_span(part: ast.Slice, symbol, facts, ranges: dict):
     if part.step is not None:
         return None
-    lo = _endpoint(part.lower, symbol, facts, ranges, (0, 0), negative_wraps=True)
-    hi = _endpoint(part.upper, symbol, facts, ranges, (1, 0), negative_wraps=True)
+    lo = _endpoint(part.lower, symbol, facts, ranges, (0, 0))
+    hi = _endpoint(part.upper, symbol, facts, ranges, (1, 0))
     return None if lo is None or hi is None else (lo, hi)
 
 
-def _endpoint(node, symbol, facts, ranges: dict, default, negative_wraps=False):
-    """``node`` (an integer expression in ``symbol`` only) as ``(a, c)``."""
+def _endpoint(node, symbol, facts, ranges: dict, default):
+    """``node`` (an integer expression in ``symbol`` only) as ``(a, c)``; a negative
+    constant counts from the end, as NumPy reads it."""
     if node is None:
         return default
     form = _affine(node, facts, ranges)
-    if form is None or set(form) - {1, ("length", symbol)}:
-        return None
-    point = (form.get(("length", symbol), 0), form.get(1, 0))
-    if negative_wraps and point[0] == 0 and point[1] < 0:
+    point = None if form is None else _in_symbol(form, symbol)
+    if point is not None and point[0] == 0 and point[1] < 0:
         return (1, point[1])
-    return point if point[0] in (0, 1) else None
+    return point
 
 
 def _index_span(part, symbol, facts, ranges: dict, used: set):
@@ -217,7 +216,7 @@ def _index_span(part, symbol, facts, ranges: dict, used: set):
         return None
     variables = [k for k in form if isinstance(k, tuple) and k[0] == "loop"]
     if not variables:
-        point = _endpoint(part, symbol, facts, ranges, None, negative_wraps=True)
+        point = _endpoint(part, symbol, facts, ranges, None)
         return None if point is None else (point, (point[0], point[1] + 1))
     if len(variables) != 1 or form[variables[0]] != 1 or variables[0] in used:
         return None

@@ -32,7 +32,7 @@ from __future__ import annotations
 import ast
 
 from ..analysis.types import TypeTable
-from ..astnodes import statement_blocks
+from ..transform.effects import statement_lists
 
 
 def _is_update(stmt: ast.stmt) -> bool:
@@ -55,7 +55,7 @@ def resolve_inplace_updates(node: ast.FunctionDef, types: TypeTable) -> None:
             whole = ast.Subscript(ast.Name(name, ast.Load()), ast.Constant(Ellipsis), ast.Store())
             stmt.targets = [whole]
         stmt.value = value
-    for block in statement_blocks(node):
+    for block in statement_lists(node):
         for stmt in list(block):
             if getattr(stmt, "parameter_binding", False):
                 _merge_parameter(block, stmt, node, types)

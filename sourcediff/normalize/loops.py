@@ -13,8 +13,8 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from ..astnodes import statement_blocks
 from ..naming import Namer
+from ..transform.effects import statement_lists
 
 
 @dataclass(frozen=True)
@@ -115,7 +115,7 @@ def _rename_loop_variable(node, loop: ast.For, new: str, counter: TripCounter, n
     for stmt in after:
         for sub in ast.walk(stmt):
             _at(sub, loop) if isinstance(sub, ast.stmt) else ast.copy_location(sub, loop)
-    for block in statement_blocks(node):
+    for block in statement_lists(node):
         if any(stmt is loop for stmt in block):
             position = next(k for k, stmt in enumerate(block) if stmt is loop)
             block[position + 1 : position + 1] = after
