@@ -158,6 +158,7 @@ GAP_HELPERS = {
     for k in range(v.shape[0]):
         out[k] = c * math.sin(v[k]) + 0.5 * v[k] * v[k]
     return out""",
+    "TUP": "TUP = (0.5, -0.25, 2, 0.125)  # a module-level tuple of numbers",
     "recenter": """def recenter(v, c):
     v -= c * np.mean(v)
     v *= 0.9""",
@@ -852,7 +853,8 @@ class _Writer:
         try:
             self.gap_count += 1
             vec, acc, c = self.rng.choice(self.vectors), self.gap_name("h"), self.gap_name("c")
-            i, form = self.gap_name("i"), self.rng.choice(["horner", "reversed", "reuse", "helper"])
+            forms = ["horner", "reversed", "reuse", "helper", "spellings"]
+            i, form = self.gap_name("i"), self.rng.choice(forms)
             self.emit(depth, f"{acc} = 0.0")
             if form == "horner":
                 self.emit(depth, f"for {c} in {vec}[::-1]:")
@@ -867,6 +869,8 @@ class _Writer:
                 self.emit(depth, f"{acc} = {vec}[{i}] * {self.scalar(1)}")
                 self.emit(depth, f"for {i} in range(2, -1, -1):")
                 self.emit(depth + 1, f"{acc} = {acc} + {vec}[{i}] * {vec}[{i} + 1]")
+            elif form == "spellings":
+                self.everyday_spellings(depth, vec, acc, c)
             else:
                 self.gap_helpers.add("recenter")
                 copy = self.gap_name("w")
@@ -877,6 +881,20 @@ class _Writer:
             self.tags.add(f"everyday_{form}")
         finally:
             self.rng = main
+
+    def everyday_spellings(self, depth: int, vec: str, acc: str, c: str) -> None:
+        """``math.log(x, base)``, a module-level tuple iterated and indexed, ``m[i][j] = v``,
+        the methods ``clip``/``trace``/``transpose``, the builtin ``sum`` of a vector and
+        of a matrix, and a list of numbers joined to an array."""
+        self.gap_helpers.add("TUP")
+        m = self.gap_name("m")
+        self.emit(depth, f"{m} = np.outer({vec}, {vec}.clip(-0.5, 0.5))")
+        self.emit(depth, f"{m}[1][2] = {self.scalar(1)}")
+        self.emit(depth, f"for {c} in TUP:")
+        self.emit(depth + 1, f"{acc} = {acc} * 0.5 + {c} * {vec}[1] * TUP[0]")
+        joined = f"np.concatenate(([{acc}], {vec}))"
+        self.emit(depth, f"{acc} = {acc} + math.log(1.0 + {vec}[0] * {vec}[0], 10) + sum({joined})")
+        self.emit(depth, f"{acc} = {acc} + {m}.trace() + sum(sum({m}.transpose())) * 0.1")
 
     def gap_name(self, stem: str) -> str:
         return f"g{stem}_{self.gap_count}"
