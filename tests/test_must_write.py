@@ -82,6 +82,20 @@ def scratch_read_before(x, steps):
     return s
 
 
+def values_read_before(x, steps):
+    """``v``'s values before the loop feed ``s`` (whose reverse reads them); the loop then
+    writes ``v`` in full each step and swaps it with ``u``."""
+    n = x.shape[0]
+    v = np.sin(x)
+    s = np.sum(v * v * x)
+    u = x.copy()
+    for _ in range(steps):
+        for i in range(n):
+            v[i] = math.cos(u[i]) * s
+        u, v = v, u
+    return s + np.sum(u * u)
+
+
 def _vectors(n, seed):
     return np.random.default_rng(seed).uniform(-0.8, 0.8, n)
 
@@ -92,6 +106,7 @@ CASES = {
     "interior_only": (interior_only, (_vectors(6, 2), 0.4, 3), (0, 1), False),
     "running_sum": (running_sum, (_vectors(5, 3), 3), (0,), False),
     "scratch_read_before": (scratch_read_before, (_vectors(5, 4), 3), (0,), True),
+    "values_read_before": (values_read_before, (_vectors(5, 5), 3), (0,), True),
 }
 
 
