@@ -201,6 +201,8 @@ class ArgumentLayout:
         """Per caller argnum: its gradient, or for a dict of parameters a dict with the
         caller's keys in the caller's order (zero for a float or float array not read;
         other entries, a string or a config int, are left out)."""
+        if self.trivial:
+            return tuple(values)
         values = iter(values)
         grouped = []
         for k in argnums:

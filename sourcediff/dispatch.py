@@ -69,6 +69,7 @@ class Specializer:
         self.argnums = self.layout.flat_argnums(self.user_argnums)
         self.specializations: dict[tuple, tuple] = {}
         self.plans: dict[tuple, AutoPlan] = {}  # policy "auto": plan by argument sizes
+        self.by_call_key: dict[tuple, tuple] = {}  # exact argument kinds -> adjoint, see adjoint
         self.compiled_primal = None
         functools.update_wrapper(self, func)
 
@@ -136,7 +137,21 @@ class Specializer:
 
     def adjoint(self, args: tuple):
         """The generated module and compiled adjoint for these arguments' types (and, under
-        policy "auto", for the plan their sizes call for)."""
+        policy "auto", for the plan their sizes call for).
+
+        Arguments of the same types, shapes and integer values find it with one dict
+        lookup: a gradient called in a loop over small problems pays microseconds here."""
+        call_key = _call_key(args)
+        found = self.by_call_key.get(call_key)
+        if found is None:
+            found = self.adjoint_for_plan(args)
+            if len(self.by_call_key) >= _CALL_KEYS_KEPT:  # a loop over many sizes or steps
+                self.by_call_key.clear()
+            self.by_call_key[call_key] = found
+        return found
+
+    def adjoint_for_plan(self, args: tuple):
+        """The specialization for these arguments' types, dimension classes and plan."""
         policy = self.planned_policy(args)
         dims = dimension_classes(args)
         key = (_type_key(args), dims, policy)
@@ -185,7 +200,7 @@ class Specializer:
         the user's, and is reported as such, naming the user's function."""
         written = self.written_positions(built)
         self.refuse_shared_memory(args, written)
-        first = getattr(function, "signatures", None) == []
+        first = getattr(function, "overloads", None) == {}  # a Dispatcher not compiled yet
         start = time.perf_counter()
         ordered = c_ordered(args)
         try:
@@ -267,6 +282,27 @@ def _brief(exc: Exception) -> str:
     """Numba's message on one line, without its terminal colours."""
     text = re.sub(r"\x1b\[[0-9;]*m", "", str(exc))
     return " ".join(text.split())[:400]
+
+
+_CALL_KEYS_KEPT = 256
+
+
+def _call_key(args: tuple) -> tuple:
+    """Everything a specialization and its plan depend on, cheap to compute: per argument
+    its type, and an array's dtype and shape or an integer's value (a float's value never
+    matters).
+
+    >>> _call_key((np.zeros((2, 3)), 4, 0.5))[1:]
+    ((<class 'int'>, 4), <class 'float'>)
+    """
+    return tuple(
+        (type(a), a.dtype, a.shape)
+        if isinstance(a, np.ndarray)
+        else (type(a), a)
+        if isinstance(a, (int, np.integer))
+        else type(a)
+        for a in args
+    )
 
 
 def _type_key(args: tuple) -> tuple:
