@@ -36,6 +36,7 @@ from .drivers import (
 )
 from .errors import ArgumentError, ModeRefusedError, TypeInferenceError
 from .examples import example_args, signature_args
+from .options import PLACEHOLDER, is_option_value, option_value
 from .outlined import outlined_text
 from .policy import check_policy
 
@@ -67,6 +68,7 @@ class _ValueAndGrad(Specializer):
         """What njit code calls in place of this object (see :mod:`sourcediff.interop`)."""
         if self.stub is None:
             self.refuse_dicts("calling from @numba.njit code")
+            self.refuse_options("calling from @numba.njit code")
             self.stub = interop.gradient_stub(self, self.with_value)
         return self.stub
 
@@ -268,7 +270,8 @@ def _derivative(wrapper, made_by: str):
 
 
 class _Jit:
-    """The normalized primal compiled with Numba (helpers inlined)."""
+    """The normalized primal compiled with Numba (helpers inlined); a function with
+    options (``sourcediff.options``) is compiled once per choice."""
 
     def __init__(self, func, fastmath=False):
         self.func = func
@@ -276,7 +279,9 @@ class _Jit:
         self.parsed = pipeline.parse(func)
         self.signature = inspect.signature(func)
         self.layout = ArgumentLayout(list(self.signature.parameters), self.parsed.dict_params)
-        self._compiled, self._baked = None, ()
+        params = [a.arg for a in self.parsed.node.args.args]
+        self.options = [k for k, p in enumerate(params) if p in self.parsed.option_params]
+        self._compiled: dict = {}  # option values -> (dispatcher, written baked arrays)
         functools.update_wrapper(self, func)
         self.sourcediff_primal = func  # what sourcediff parses when a function calls this
 
@@ -287,26 +292,43 @@ class _Jit:
 
     def numba_stub(self):
         """What njit code calls: the compiled primal's own dispatcher."""
-        if self._compiled is None:
-            built = pipeline.build_primal_module(self.parsed, self.fastmath)
-            self._compiled = pipeline.load(built, built.primal, True)
+        if self.options:
+            raise ArgumentError(
+                f"'{self.parsed.name}' has options (parameters compared with strings or "
+                "None), chosen per call from Python; njit code cannot call it. Wrap it in a "
+                "function that fixes the options",
+                self.parsed.filename,
+                self.parsed.node.lineno,
+            )
+        return self._compiled_for(())[0]
+
+    def _compiled_for(self, args: tuple) -> tuple:
+        """The dispatcher for the options in ``args``, and the baked arrays it writes."""
+        values = {self.parsed.node.args.args[k].arg: option_value(args[k]) for k in self.options}
+        key = tuple(sorted(values.items(), key=repr))
+        if key not in self._compiled:
+            parsed = pipeline.parse(self.func, values) if values else self.parsed
+            built = pipeline.build_primal_module(parsed, self.fastmath)
+            compiled = pipeline.load(built, built.primal, True)
             # Written arguments must not share memory with the module arrays baked in.
-            arrays = self.parsed.module_arrays()
-            params = [a.arg for a in self.parsed.node.args.args]
+            arrays = parsed.module_arrays()
+            params = [a.arg for a in parsed.node.args.args]
             written = written_positions(params, built) if arrays else []
-            self._baked = tuple((k, params[k], arrays) for k in written)
-        return self._compiled
+            self._compiled[key] = compiled, tuple((k, params[k], arrays) for k in written)
+        return self._compiled[key]
 
     def __call__(self, *args, **kwargs):
-        self.numba_stub()
         if kwargs or len(args) != len(self.layout.names):
             bound = self.signature.bind(*args, **kwargs)
             bound.apply_defaults()
             args = bound.args
         args = self.layout.expand(tuple(args))
-        for k, param, arrays in self._baked:
+        compiled, baked = self._compiled_for(args)
+        for k, param, arrays in baked:
             refuse_baked_arrays(self.parsed, param, args[k], arrays)
-        return self._compiled(*args)
+        if self.options:
+            args = tuple(PLACEHOLDER if is_option_value(a) else a for a in args)
+        return compiled(*args)
 
 
 def jit(func=None, *, fastmath=False):

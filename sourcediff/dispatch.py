@@ -19,6 +19,7 @@ import numpy as np
 from . import pipeline, verify
 from .dict_params import ArgumentLayout
 from .errors import ArgumentError, SourceDiffError
+from .options import PLACEHOLDER, is_option_value, option_value
 from .plan import AutoPlan, snapshots_within
 from .policy import check_policy, memory_budget
 from .sources import remember_sources
@@ -70,6 +71,8 @@ class Specializer:
         self.specializations: dict[tuple, tuple] = {}
         self.plans: dict[tuple, AutoPlan] = {}  # policy "auto": plan by argument sizes
         self.by_call_key: dict[tuple, tuple] = {}  # exact argument kinds -> adjoint, see adjoint
+        self.options = [k for k, p in enumerate(self.params) if p in self.parsed.option_params]
+        self.bound: dict[tuple, object] = {}  # option values -> the function bound to them
         self.compiled_primal = None
         functools.update_wrapper(self, func)
 
@@ -103,10 +106,19 @@ class Specializer:
                 "jit, adjoint_source with args=, tape_size); pass the arrays as arguments"
             )
 
+    def refuse_options(self, what: str) -> None:
+        """A clear error where options (strings or None chosen per call) cannot be bound."""
+        if self.options:
+            names = ", ".join(f"'{self.params[k]}'" for k in self.options)
+            raise self.argument_error(
+                f"{what} cannot choose the options {names} (compared with strings or None) "
+                "per call; wrap the function in one that fixes them"
+            )
+
     def arg_types(self, args: tuple) -> tuple:
         """Numba types of the arguments; anything but numbers and numeric arrays is refused."""
         types = []
-        for name, value in zip(self.params, args):
+        for name, value in zip(self.params, self.with_placeholders(args)):
             numba_type = _numeric_type(value)
             if numba_type is None:
                 raise self.argument_error(
@@ -118,9 +130,35 @@ class Specializer:
             types.append(numba_type)
         return tuple(types)
 
+    def parsed_for(self, args: tuple):
+        """The parsed function with its options (``sourcediff.options``) bound to the
+        values in ``args``: parsed once per choice."""
+        if not self.options:
+            return self.parsed
+        values = {self.params[k]: option_value(args[k]) for k in self.options}
+        key = tuple(sorted(values.items(), key=repr))
+        if key not in self.bound:
+            self.bound[key] = pipeline.parse(self.func, values)
+        return self.bound[key]
+
+    def with_placeholders(self, args: tuple) -> tuple:
+        """``args`` with each option's string or None replaced by what generated code takes
+        in its place (it was written into the code)."""
+        if not self.options:
+            return args
+        return tuple(
+            PLACEHOLDER if k in self.options and is_option_value(a) else a
+            for k, a in enumerate(args)
+        )
+
     def check_differentiable(self, args: tuple) -> None:
         for k in self.argnums:
             value = args[k]
+            if is_option_value(value):
+                raise self.argument_error(
+                    f"cannot differentiate with respect to '{self.params[k]}': it is "
+                    f"{value!r}, an option that selects code, not a number"
+                )
             if isinstance(value, (bool, np.bool_)) or isinstance(value, (int, np.integer)):
                 raise self.argument_error(
                     f"cannot differentiate with respect to '{self.params[k]}' (argnums {k}): it is "
@@ -166,7 +204,7 @@ class Specializer:
         types = self.arg_types(args)
         dims = dimension_classes(args) if dims is None else dims
         request = pipeline.Request(self.argnums, policy, types, verified, self.fastmath, dims)
-        built = pipeline.build_adjoint_module(self.parsed, request)
+        built = pipeline.build_adjoint_module(self.parsed_for(args), request)
         adjoint = pipeline.load(built, built.adjoint, self.jit)
         if verified:
             shadow = pipeline.load(built, built.shadow, False)
@@ -202,7 +240,7 @@ class Specializer:
         self.refuse_shared_memory(args, written)
         first = getattr(function, "overloads", None) == {}  # a Dispatcher not compiled yet
         start = time.perf_counter()
-        ordered = c_ordered(args)
+        ordered = c_ordered(self.with_placeholders(args))
         try:
             result = function(*ordered)
         except numba.core.errors.NumbaError as exc:
@@ -214,10 +252,10 @@ class Specializer:
             pipeline.report_time("compile", self.parsed.name, time.perf_counter() - start)
         return result
 
-    def written_positions(self, built=None) -> list[int]:
+    def written_positions(self, built=None, args: tuple = ()) -> list[int]:
         """The positions of the array parameters the function writes into, as the module
         ``built`` (by default the primal's) finds them."""
-        return written_positions(self.params, built or self.primal_module()[0])
+        return written_positions(self.params, built or self.primal_module(args)[0])
 
     @functools.cached_property
     def module_arrays(self) -> dict:
@@ -229,7 +267,7 @@ class Specializer:
         """An argument sharing memory with an array the function writes (at ``written``,
         by default as the primal finds them) would see the writes: the plain function
         reads the new values where a derivative's private copies do not. Refused."""
-        for k in self.written_positions() if written is None else written:
+        for k in self.written_positions(args=args) if written is None else written:
             for j, other in enumerate(args):
                 if j != k and isinstance(other, np.ndarray) and np.shares_memory(args[k], other):
                     raise shared_memory_error(self.parsed, self.params[k], self.argument_name(j))
@@ -255,16 +293,18 @@ class Specializer:
             self.parsed.node.lineno,
         )
 
-    def primal_module(self) -> tuple:
-        """The primal's generated module and its function (compiled unless ``jit=False``)."""
-        if self.compiled_primal is None:
-            built = pipeline.build_primal_module(self.parsed, self.fastmath)
-            self.compiled_primal = built, pipeline.load(built, built.primal, self.jit)
-        return self.compiled_primal
+    def primal_module(self, args: tuple = ()) -> tuple:
+        """The primal's generated module and its function (compiled unless ``jit=False``),
+        for the options in ``args``."""
+        parsed = self.parsed_for(args) if args else self.parsed
+        if self.compiled_primal is None or self.compiled_primal[0] is not parsed:
+            built = pipeline.build_primal_module(parsed, self.fastmath)
+            self.compiled_primal = parsed, (built, pipeline.load(built, built.primal, self.jit))
+        return self.compiled_primal[1]
 
     def primal(self, args: tuple):
         """The function itself at ``args``, before its derivatives are taken there."""
-        return self.call(*self.primal_module(), args)
+        return self.call(*self.primal_module(args), args)
 
     def record_bytes(self, built, args: tuple) -> int:
         """What the derivative in ``built`` records for ``args`` (its counting function;
@@ -299,14 +339,18 @@ def _call_key(args: tuple) -> tuple:
         (type(a), a.dtype, a.shape)
         if isinstance(a, np.ndarray)
         else (type(a), a)
-        if isinstance(a, (int, np.integer))
+        if isinstance(a, (int, np.integer, str))
         else type(a)
         for a in args
     )
 
 
 def _type_key(args: tuple) -> tuple:
-    return tuple((type(a), getattr(a, "dtype", None), getattr(a, "ndim", None)) for a in args)
+    """Per argument its type and an array's dtype and rank; a string's value (an option)."""
+    return tuple(
+        a if isinstance(a, str) else (type(a), getattr(a, "dtype", None), getattr(a, "ndim", None))
+        for a in args
+    )
 
 
 def dimension_classes(args: tuple) -> tuple:
@@ -333,7 +377,7 @@ def _size_key(args: tuple) -> tuple:
         elif isinstance(a, (int, np.integer, bool, np.bool_)):
             key.append((type(a).__name__, int(a)))
         else:
-            key.append(type(a).__name__)
+            key.append(a if isinstance(a, str) else type(a).__name__)  # an option's value
     return tuple(key)
 
 
@@ -465,7 +509,7 @@ def tangent_function(transformed: Specializer, args: tuple):
         types = transformed.arg_types(args)
         fastmath = transformed.fastmath
         request = pipeline.Request(transformed.argnums, "forward", types, False, fastmath, dims)
-        built = pipeline.build_tangent_module(transformed.parsed, request)
+        built = pipeline.build_tangent_module(transformed.parsed_for(args), request)
         found = (built, pipeline.load(built, built.adjoint, transformed.jit))
         transformed.specializations[key] = found
     return found

@@ -201,7 +201,8 @@ class SecondOrder:
         """``H v`` for each of ``argnums``: ``vectors`` holds one tangent per argnum."""
         with self.located_at_user():
             second = self.specializer(args)
-            _, _, grads = second.run_vjp(copies(args) + tuple(vectors), (0.0, 1.0))
+            plain = copies(self.first.with_placeholders(args))  # options are in the code
+            _, _, grads = second.run_vjp(plain + tuple(vectors), (0.0, 1.0))
         return grads
 
     @contextlib.contextmanager
@@ -238,11 +239,12 @@ class SecondOrder:
         if batch.batchable(args, argnums, ()):
             with self.located_at_user():
                 second = self.specializer(args)
+                plain = self.first.with_placeholders(args)  # options are in the code
                 _, derivative = second.adjoint(
-                    copies(args) + tuple(unit_tangents(args, argnums, -1, ()))
+                    copies(plain) + tuple(unit_tangents(args, argnums, -1, ()))
                 )
             try:
-                return batch.hessian(derivative, c_ordered(args), argnums, self.first.jit)
+                return batch.hessian(derivative, c_ordered(plain), argnums, self.first.jit)
             except numba.core.errors.NumbaError as exc:
                 raise self.first.internal_error(exc) from exc
         shapes = [np.shape(args[k]) for k in argnums]

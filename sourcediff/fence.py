@@ -14,6 +14,7 @@ from .errors import UnsupportedSyntaxError
 from .normalize import arrays
 from .normalize.arrays import reversed_range
 from .normalize.iteration import SUGAR, is_sugar, target_fits
+from .raises import is_exception_name, raise_messages
 
 # Construct -> (what it is called, what to do instead).
 REFUSED = {
@@ -39,8 +40,6 @@ REFUSED = {
     ast.Import: ("'import'", "import at module level"),
     ast.ImportFrom: ("'import'", "import at module level"),
     ast.Delete: ("'del'", "let the variable go out of use"),
-    ast.Raise: ("'raise'", "check inputs before calling the differentiated function"),
-    ast.Assert: ("'assert'", "check inputs before calling the differentiated function"),
     ast.ListComp: ("a list comprehension", "write a for loop over range()"),
     ast.SetComp: ("a set comprehension", "write a for loop over range()"),
     ast.DictComp: ("a dict comprehension", "write a for loop over range()"),
@@ -100,7 +99,8 @@ def check(node: ast.FunctionDef, filename: str) -> None:
                     f"indexing with a string ({ast.unparse(sub)}: a dict of parameters?) is not "
                     "supported; pass the arrays and numbers as separate arguments",
                 )
-    allowed = new_axes | _option_strings(node)
+    allowed = new_axes | _option_strings(node) | helper_option_arguments(node)
+    allowed |= raise_messages(node)
     _check_string_arguments(fn, node, allowed)
     for sub in ast.walk(node):
         if sub is not node and id(sub) not in allowed:
@@ -129,6 +129,30 @@ def _check_string_arguments(fn: _Site, node: ast.FunctionDef, allowed: set[int])
             f"'{called}' is called with the string {strings[0].value!r}: string arguments "
             "(options such as mode=) are not supported; sourcediff differentiates numbers",
         )
+
+
+def helper_option_arguments(node: ast.FunctionDef) -> set[int]:
+    """The strings and None given to calls of a name (``step(u, "rk4")``): options of a
+    helper (``sourcediff.options``), which parsing checks once the name is resolved."""
+    return {
+        id(given)
+        for call in ast.walk(node)
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Name)
+        if call.func.id != "print" and not is_exception_name(call.func.id)
+        for given in [*call.args, *(k.value for k in call.keywords)]
+        if _is_none(given) or _is_string(given)
+    }
+
+
+def refuse_string_argument(fn, call: ast.Call, given: ast.expr):
+    """The refusal of a string or None given to a call that does not take it as an option."""
+    called = ast.unparse(call.func)
+    return fn.error(
+        given,
+        f"'{called}' is called with {given.value!r}: string and None arguments are "
+        "supported only for a helper's options (a parameter it compares with strings or "
+        "None); sourcediff differentiates numbers",
+    )
 
 
 def _option_strings(node: ast.FunctionDef) -> set[int]:

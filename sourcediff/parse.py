@@ -33,6 +33,8 @@ from .naming import Namer
 from .nested import lift_nested_functions
 from .normalize.arrays import joined_lists_as_tuples, reversed_range
 from .normalize.iteration import is_sugar
+from .options import NUMBER, PLACEHOLDER, bind_options, is_option_value, option_parameters
+from .raises import canonical_raises, is_exception_name, raise_if_it_always_raises
 from .sources import (
     CONSTANT_TYPES,
     SourceRecord,
@@ -76,6 +78,8 @@ class ParsedFunction:
     names: dict[str, Resolved] = field(default_factory=dict)
     record: SourceRecord | None = None
     dict_params: Layout = field(default_factory=dict)  # see sourcediff.dict_params
+    option_params: tuple[str, ...] = ()  # see sourcediff.options
+    options: tuple = ()  # (name, value) pairs the tree was bound with
 
     def call_tree(self) -> list[ParsedFunction]:
         """This function and every helper it reaches, each once, callers first."""
@@ -135,8 +139,13 @@ class ParsedFunction:
         )
 
 
-def parse_function(func, _active: tuple[str, ...] = ()) -> ParsedFunction:
-    """Parse ``func`` and, recursively, the helpers it calls; refuse recursion."""
+def parse_function(func, _active: tuple[str, ...] = (), options: dict | None = None):
+    """Parse ``func`` and, recursively, the helpers it calls; refuse recursion.
+
+    A function with option parameters (``sourcediff.options``) is checked and resolved
+    only once ``options`` gives their values; without them it is parsed for its
+    signature alone (the caller binds it per call: ``dispatch.Specializer.parsed_for``).
+    """
     func = unwrap(func)
     if isinstance(func, (CustomVJP, CustomJVP)):
         func = calling(func)
@@ -160,16 +169,53 @@ def parse_function(func, _active: tuple[str, ...] = ()) -> ParsedFunction:
     expand_comprehensions(node, namer, _numpy_name(func), filename)
     builtin_sums_as_numpy(node, _numpy_name(func, "sum"))
     lower_loop_else(node, namer)
+    canonical_raises(node, filename)
     lifted = lift_nested_functions(node, filename)
+    option_names = tuple(sorted(option_parameters(node)))
+    if options is not None:
+        node = bind_options(node, options)
+        raise_if_it_always_raises(node)
+    defaults = function_defaults(func)
+    parsed = ParsedFunction(name, filename, source, node, defaults, record=record)
+    parsed.dict_params, parsed.option_params = layout, option_names
+    parsed.options = tuple(sorted(options.items())) if options else ()
+    if option_names and options is None:
+        return parsed  # bound per call
     fence.check(node, filename)
-    parsed = ParsedFunction(name, filename, source, node, function_defaults(func), record=record)
-    parsed.dict_params = layout
     key = f"{filename}:{name}"
     nested = _nested_helpers(lifted, parsed)
     for inner in nested.values():
         inner.names = _resolve_free_names(func, inner, _active + (key,), nested)
     parsed.names = _resolve_free_names(func, parsed, _active + (key,), nested)
+    _pass_helper_options(parsed)
     return parsed
+
+
+def _pass_helper_options(parsed: ParsedFunction) -> None:
+    """Every string or None given to a call goes to an option of a helper, bound into the
+    helper (``_helper_options``): the call passes :data:`options.PLACEHOLDER` instead."""
+    allowed = fence.helper_option_arguments(parsed.node)
+    for call in walk(parsed.node):
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)):
+            continue
+        resolved = parsed.names.get(call.func.id)
+        helper = resolved.helper if resolved is not None and resolved.kind == "helper" else None
+        params = [a.arg for a in helper.node.args.args] if helper else []
+        options = set(helper.option_params) if helper else set()
+        given = [(params[k] if k < len(params) else None, a) for k, a in enumerate(call.args)]
+        given += [(k.arg, k.value) for k in call.keywords]
+        for param, value in given:
+            if id(value) in allowed and param not in options:
+                raise fence.refuse_string_argument(parsed, call, value)
+        call.args = [_placeholder_for(a, allowed) for a in call.args]
+        for keyword in call.keywords:
+            keyword.value = _placeholder_for(keyword.value, allowed)
+
+
+def _placeholder_for(value: ast.expr, options: set[int]) -> ast.expr:
+    if id(value) not in options:
+        return value
+    return ast.copy_location(ast.Constant(PLACEHOLDER), value)
 
 
 #: What rewrites call NumPy in a module that does not import it (a list grown by append).
@@ -302,7 +348,7 @@ def _resolve(node: ast.Name, scope: dict, parsed: ParsedFunction, active) -> Res
             return Resolved("function", name)
         if name == NUMPY_ALIAS:  # written by a rewrite in a module that imports no numpy
             return Resolved("module", "np")
-        if name in SUPPORTED_BUILTINS:
+        if name in SUPPORTED_BUILTINS or is_exception_name(name):  # raise ValueError(...)
             return Resolved("builtin", name)
         if hasattr(builtins, name):
             raise parsed.error(
@@ -433,4 +479,37 @@ def _resolve_helper(node, value, parsed: ParsedFunction, active) -> Resolved:
             f"recursive call to '{node.id}' is not supported; rewrite it as a loop",
             UnsupportedSyntaxError,
         )
-    return Resolved("helper", node.id, helper=parse_function(inner, active))
+    helper = parse_function(inner, active)
+    if helper.option_params:
+        options = _helper_options(parsed, node.id, helper)
+        helper = parse_function(inner, active, options)
+    return Resolved("helper", node.id, helper=helper)
+
+
+def _helper_options(parsed: ParsedFunction, name: str, helper: ParsedFunction) -> dict:
+    """The values every call of ``name`` in ``parsed`` gives the helper's options (a
+    string or None, written or its default); refused where calls disagree."""
+    params = [a.arg for a in helper.node.args.args]
+    found: dict | None = None
+    for call in walk(parsed.node):
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)):
+            continue
+        if call.func.id != name:
+            continue
+        given = dict(zip(params, call.args)) | {k.arg: k.value for k in call.keywords}
+        values = {}
+        for option in helper.option_params:
+            value = given.get(option)
+            if value is None and option in helper.defaults:
+                value = ast.Constant(helper.defaults[option])
+            constant = isinstance(value, ast.Constant) and is_option_value(value.value)
+            values[option] = value.value if constant else NUMBER  # a number or an array
+        if found is not None and values != found:
+            raise parsed.error(
+                call,
+                f"'{name}' is called with different options ({found} and {values}); call it "
+                "with one choice per differentiated function",
+                UnsupportedCallError,
+            )
+        found = values
+    return found or {}

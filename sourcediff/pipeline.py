@@ -55,6 +55,7 @@ from .normalize.views import copy_written_views
 from .outlined import import_required, prepare_outlined, required_modules, result_shape_of
 from .parse import ParsedFunction, parse_function
 from .plan import AutoPlan, cheaper_to_rerun, has_time_loop, make_plan
+from .raises import RaisedByTheFunction
 from .sources import literal_defaults
 from .transform import optimize as optimizer
 from .transform.counting import has_loops
@@ -144,6 +145,8 @@ def stage(name: str, fn_name: str):
         yield
     except SourceDiffError:
         raise
+    except RaisedByTheFunction as raised:  # an option chose a branch that raises
+        raise raised.exception from None
     except Exception as exc:
         raise SourceDiffError(
             f"internal error while differentiating '{fn_name}' (During: {name}): "
@@ -153,10 +156,11 @@ def stage(name: str, fn_name: str):
         report_time(name, fn_name, time.perf_counter() - start)
 
 
-def parse(func) -> ParsedFunction:
-    """Stage 1: the function and its call tree."""
+def parse(func, options: dict | None = None) -> ParsedFunction:
+    """Stage 1: the function and its call tree (its options bound to ``options``, see
+    ``sourcediff.options``)."""
     with stage("parse", getattr(func, "__name__", "?")):
-        parsed = parse_function(func)
+        parsed = parse_function(func, options=options)
     _dump("parse", "\n\n".join(fn.source for fn in parsed.call_tree()))
     return parsed
 
@@ -190,6 +194,7 @@ def source_key(parsed: ParsedFunction, *extra: str) -> str:
             fn.source,
             repr(constants),
             repr(sorted(fn.defaults.items())),
+            repr(fn.options),
         ]
     for _, custom in sorted(parsed.customs().items()):
         parts += custom.sources()

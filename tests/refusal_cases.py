@@ -242,19 +242,6 @@ def calls_math_nextafter(x):
     return math.nextafter(y, 2.0)  # <- refused
 
 
-def calls_print(x):
-    y = x * x
-    print(y)  # <- refused
-    return y
-
-
-def prints_a_message(x):
-    y = x * x
-    if y > 1e6:
-        print("loss exploding at", y)  # <- refused
-    return y
-
-
 def convolves_with_a_mode(x, k):
     return np.sum(np.convolve(x, k, mode="same") ** 2)  # <- refused
 
@@ -355,14 +342,19 @@ def imports_alias_inside(x):
     return local_erf(x) * x
 
 
-def uses_assert(x):
-    assert x > 0.0  # <- refused
+class ModelError(Exception):
+    """An exception class of the user's own (generated modules cannot see it)."""
+
+
+def raises_own_exception(x):
+    if x < 0.0:
+        raise ModelError("x must be non-negative")  # <- refused
     return math.sqrt(x)
 
 
-def uses_raise(x):
+def raises_from(x):
     if x < 0.0:
-        raise ValueError("x must be non-negative")  # <- refused
+        raise ValueError("x must be non-negative") from None  # <- refused
     return math.sqrt(x)
 
 

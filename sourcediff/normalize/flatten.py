@@ -89,6 +89,10 @@ class Flattener(CallFlattening, ExpressionFlattening, UnpackFlattening):
     def stmt_Pass(self, stmt: ast.Pass) -> None:
         pass
 
+    def stmt_Raise(self, stmt: ast.Raise) -> None:
+        """An input check (``sourcediff.raises``): kept as it is, a constant message."""
+        self.emit(stmt)
+
     def stmt_Expr(self, stmt: ast.Expr) -> None:
         """A helper called for its effect on arrays; docstrings are dropped."""
         value = stmt.value

@@ -15,6 +15,7 @@ import ast
 
 from ..astnodes import clone
 from ..naming import Namer
+from ..options import is_option_value
 from ..parse import ParsedFunction
 
 
@@ -70,8 +71,11 @@ def _expand(stmt: ast.Assign, helper: ParsedFunction, normalized, namer: Namer, 
     }
     names: dict[str, ast.expr] = {}
     prologue: list[ast.stmt] = []
+    written_in = {name for name, value in helper.options if is_option_value(value)}
     for param in params:
-        if param in assigned:
+        if param in assigned and param in written_in:  # its value is in the code already
+            names[param] = ast.Name(namer.fresh(f"{helper.name}_{param}"), ast.Load())
+        elif param in assigned:
             new = namer.fresh(f"{helper.name}_{param}")
             names[param] = ast.Name(new, ast.Load())
             binding = _located(ast.Assign([ast.Name(new, ast.Store())], bound[param]), stmt)

@@ -117,7 +117,7 @@ class ReverseBuilder(StatementAdjoints):
             return self.if_stmt(stmt)
         if isinstance(stmt, (ast.For, ast.While)):
             return reverse_loop(self, stmt)
-        if isinstance(stmt, ast.Break):
+        if isinstance(stmt, (ast.Break, ast.Raise)):  # a raise ends the call: no reverse
             return [stmt], []
         raise AssertionError(f"unexpected statement in normalized code: {ast.dump(stmt)}")
 

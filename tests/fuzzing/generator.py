@@ -162,6 +162,18 @@ GAP_HELPERS = {
     "recenter": """def recenter(v, c):
     v -= c * np.mean(v)
     v *= 0.9""",
+    "shaped": """def shaped(v, c, kind="sin", weights=None):
+    if v.shape[0] == 0:
+        raise ValueError(f"no values to shape with {kind}")
+    if weights is None:
+        weights = np.ones(v.shape[0])
+    if kind == "sin":
+        y = np.sin(c * v)
+    elif kind in ("tanh", "cube"):
+        y = np.tanh(v) * c if kind == "tanh" else v * v * v * c
+    else:
+        raise ValueError("unknown kind " + kind)
+    return np.sum(weights * y)""",
     "energy": """def energy(v, w, c, n):
     s = 0.0
     for k in range(min(n, v.shape[0] - 1)):
@@ -219,6 +231,9 @@ class _Writer:
         # Everyday spellings: for over a reversed slice or reversed(range), a loop
         # variable also read outside its loop, a helper updating its argument in place.
         self.everyday_rng = random.Random(f"everyday {rng.getstate()[1][:4]}")
+        # Options: strings and None that select code, in f (a defaulted parameter) and in
+        # a helper (given in the call).
+        self.option_rng = random.Random(f"options {rng.getstate()[1][:4]}")
 
     def fresh(self, stem: str) -> str:
         self.counter += 1
@@ -280,6 +295,8 @@ class _Writer:
                 self.conditional_reads(depth)
             if self.gaps and self.everyday_rng.random() < 0.03:
                 self.everyday_forms(depth)
+            if self.gaps and self.option_rng.random() < 0.03:
+                self.options_forms(depth)
             if self.extras and self.extra_rng.random() < 0.12:
                 extra_construct(self, depth)
 
@@ -879,6 +896,35 @@ class _Writer:
                 self.emit(depth, f"{acc} = np.sum({copy} * {vec})")
             self.emit(depth, f"{self.sum_target()} {acc}")
             self.tags.add(f"everyday_{form}")
+        finally:
+            self.rng = main
+
+    def options_forms(self, depth: int) -> None:
+        """A helper called with a string and None or an array for its options, and f's own
+        option ``mode`` (a defaulted parameter) choosing between branches, the last of
+        which raises."""
+        main, self.rng = self.rng, self.option_rng
+        try:
+            self.gap_count += 1
+            self.gap_helpers.add("shaped")
+            vec, acc = self.rng.choice(self.vectors), self.gap_name("h")
+            self.emit(depth, f'assert {vec}.shape[0] >= 2, f"{vec} has {{{vec}.shape[0]}} values"')
+            self.emit(depth, f"if abs({self.scalar(1)}) > 1e12:")
+            self.emit(depth + 1, 'raise OverflowError("out of range")')
+            kind = self.rng.choice(["sin", "tanh", "cube"])
+            weights = self.rng.choice(["None", self.rng.choice(self.vectors)])
+            self.emit(depth, f'{acc} = shaped({vec}, {self.scalar(1)}, "{kind}", {weights})')
+            if "mode=" not in self.lines[0]:
+                mode = self.rng.choice(["fast", "exact", "slow"])
+                self.lines[0] = self.lines[0].replace("):", f', mode="{mode}"):')
+            self.emit(depth, 'if mode == "fast":')
+            self.emit(depth + 1, f"{acc} = {acc} * {self.scalar(1)}")
+            self.emit(depth, 'elif mode in ("exact", "slow"):')
+            self.emit(depth + 1, f"{acc} = {acc} + math.sin({acc})")
+            self.emit(depth, "else:")
+            self.emit(depth + 1, "raise ValueError(mode)")
+            self.emit(depth, f"{self.sum_target()} {acc}")
+            self.tags.add(f"options_{kind}_{'none' if weights == 'None' else 'array'}")
         finally:
             self.rng = main
 

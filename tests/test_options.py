@@ -1,0 +1,141 @@
+"""Options: parameters that select code with a string or None (``method="rk2"``,
+``weights=None``), bound per call (``sourcediff.options``).
+
+Each choice is its own derivative; gradients are checked against Richardson-extrapolated
+central differences under every policy, compiled and as plain Python, and the other
+transformations (jit, jvp, jacobian, hessian) against the same references.
+"""
+
+import numpy as np
+import pytest
+from reference import array_central_difference, assert_gradient_matches
+
+import sourcediff as sd
+
+
+def rate(u, k, kind):
+    if kind == "linear":
+        return -k * u
+    return -k * u * u * u
+
+
+def step(u, k, dt, method="euler", kind="linear"):
+    if method == "euler":
+        return u + dt * rate(u, k, kind)
+    if method in ("rk2", "midpoint"):
+        half = u + 0.5 * dt * rate(u, k, kind)
+        return u + dt * rate(half, k, kind)
+    raise ValueError("unknown method " + method)
+
+
+def integrate(u0, k, dt, steps, method="euler", kind="linear", scale=None):
+    """Options read in a helper (passed on), in a loop, in a conditional expression, and
+    an optional number."""
+    u = u0.copy()
+    if scale is None:
+        scale = 1.0
+    for _ in range(steps):
+        u = step(u, k, dt, method, kind)
+    return scale * np.sum(u * u) if method != "euler" else scale * np.sum(np.abs(u))
+
+
+def weighted_loss(x, y, weights=None, reduction="mean"):
+    r = x - y
+    if weights is not None:
+        r = r * weights
+    if reduction == "sum":
+        return np.sum(r * r)
+    elif reduction == "mean":
+        return np.mean(r * r)
+    else:
+        raise ValueError(reduction)
+
+
+U0 = np.array([1.0, 0.5, -0.3, 0.8])
+CHOICES = [
+    ("euler", "linear", None),
+    ("rk2", "cubic", None),
+    ("midpoint", "linear", 2.5),
+]
+POLICIES = ["store", "recompute", sd.Checkpoint(2)]
+
+
+@pytest.mark.parametrize("policy", POLICIES, ids=str)
+@pytest.mark.parametrize("jit", [True, False], ids=["jit", "py"])
+@pytest.mark.parametrize("choice", CHOICES, ids=lambda c: "-".join(map(str, c)))
+def test_integrator_options(choice, jit, policy):
+    method, kind, scale = choice
+    args = (U0.copy(), 0.5, 0.1, 4, method, kind, scale)
+    argnums = (0, 1) if scale is None else (0, 1, 6)
+    assert_gradient_matches(integrate, args, argnums, policy, jit)
+
+
+@pytest.mark.parametrize("jit", [True, False], ids=["jit", "py"])
+def test_optional_array_and_reduction(jit):
+    x, y = np.array([0.3, -1.2, 2.0]), np.array([0.1, 0.4, -0.5])
+    weights = np.array([1.0, 0.5, 2.0])
+    for args, argnums in [
+        ((x, y), 0),
+        ((x, y, None, "sum"), (0, 1)),
+        ((x, y, weights), (0, 2)),
+        ((x, y, weights, "sum"), (0, 1, 2)),
+    ]:
+        full = args + (None, "mean")[len(args) - 2 :]
+        assert_gradient_matches(weighted_loss, full, argnums, "auto", jit)
+
+
+def test_each_choice_is_its_own_derivative():
+    grad = sd.grad(integrate)
+    euler = grad(U0, 0.5, 0.1, 4)
+    rk2 = grad(U0, 0.5, 0.1, 4, "rk2")
+    np.testing.assert_allclose(euler, array_central_difference(integrate, (U0, 0.5, 0.1, 4), 0))
+    assert not np.allclose(euler, rk2)
+    assert len(grad.bound) == 2  # one binding per choice, reused on later calls
+    grad(U0 + 1.0, 0.5, 0.1, 4, "rk2")
+    assert len(grad.bound) == 2
+
+
+def test_other_transformations():
+    args = (U0, 0.5, 0.1, 3, "rk2", "cubic", None)
+    assert sd.jit(integrate)(*args) == pytest.approx(integrate(*args), rel=1e-14)
+    expected = array_central_difference(integrate, args, 0)
+    np.testing.assert_allclose(sd.jacobian(integrate)(*args), expected, rtol=1e-7)
+    direction = np.array([1.0, -2.0, 0.5, 0.25])
+    value, tangent = sd.jvp(integrate, args, (direction, 0.0, 0.0, 0, "rk2", "cubic", None))
+    assert value == pytest.approx(integrate(*args), rel=1e-14)
+    assert tangent == pytest.approx(expected @ direction, rel=1e-7)
+    grad = sd.grad(integrate)
+    hessian = np.empty((4, 4))
+    for i in range(4):
+        grad_i = lambda x, i=i: grad(x, *args[1:])[i]  # noqa: E731
+        hessian[i] = array_central_difference(grad_i, (U0.copy(),), 0)
+    np.testing.assert_allclose(sd.hessian(integrate)(*args), hessian, rtol=1e-6, atol=1e-9)
+
+
+def test_source_shows_the_choice_only():
+    text = sd.adjoint_source(integrate, args=(U0, 0.5, 0.1, 3, "rk2", "cubic", None))
+    code = "\n".join(line for line in text.splitlines() if not line.strip().startswith("#"))
+    code = code.split('"""', 2)[2]  # after the header
+    for word in ("euler", "linear", "rk2", "None", "raise", "if "):
+        assert word not in code
+
+
+def twice_with_different_options(u, k):
+    return np.sum(step(u, k, 0.1, "euler") + step(u, k, 0.1, "rk2"))
+
+
+def not_an_option(u, k):
+    return np.sum(rate(u, k, 3.0))
+
+
+def test_refusals():
+    args = (U0, 0.5, 0.1, 3, "rk2")
+    with pytest.raises(sd.SourceDiffError, match="'method'.*option that selects code"):
+        sd.grad(integrate, argnums=4)(*args)
+    with pytest.raises(ValueError, match="unknown method ' \\+ method"):
+        sd.grad(integrate)(U0, 0.5, 0.1, 3, "rk9")  # as the function: step raises
+    with pytest.raises(sd.SourceDiffError, match="called with different options"):
+        sd.grad(twice_with_different_options)(U0, 0.5)
+    with pytest.raises(sd.SourceDiffError, match="numba.njit.*cannot choose the options"):
+        sd.grad(integrate).numba_stub()
+    assert not_an_option(U0, 0.5) == pytest.approx(-0.5 * np.sum(U0**3))
