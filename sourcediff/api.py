@@ -53,8 +53,8 @@ class _ValueAndGrad(Specializer):
         if built.outputs != 1 or built.result_kind != "float":
             raise ArgumentError(
                 f"grad needs '{self.parsed.name}' to return one float, but it returns "
-                f"{'a tuple' if built.outputs > 1 else 'a ' + built.result_kind}; use sd.vjp or "
-                "sd.jacobian for other results",
+                f"{'a tuple' if built.outputs > 1 else _with_article(built.result_kind)}; use "
+                "sd.vjp or sd.jacobian for other results",
                 self.parsed.filename,
                 self.parsed.node.lineno,
             )
@@ -71,6 +71,10 @@ class _ValueAndGrad(Specializer):
             self.refuse_options("calling from @numba.njit code")
             self.stub = interop.gradient_stub(self, self.with_value)
         return self.stub
+
+
+def _with_article(kind: str) -> str:
+    return ("an " if kind[:1] in "aeiou" else "a ") + kind
 
 
 class _Grad(_ValueAndGrad):

@@ -17,6 +17,7 @@ import math
 import textwrap
 import types
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 
 import numpy as np
 
@@ -28,12 +29,14 @@ from .custom import CustomJVP, CustomVJP
 from .dict_params import Layout, dict_parameters
 from .dict_params import flatten as flatten_dict_parameters
 from .errors import SourceDiffError, UnsupportedCallError, UnsupportedSyntaxError
+from .library import DEFINITIONS, definition_of, library_calls_as_helpers
 from .loop_else import lower_loop_else
 from .naming import Namer
 from .nested import lift_nested_functions
 from .normalize.arrays import joined_lists_as_tuples, reversed_range
 from .normalize.iteration import is_sugar
-from .options import NUMBER, PLACEHOLDER, bind_options, is_option_value, option_parameters
+from .option_calls import call_options, pass_helper_options, split_by_choice
+from .options import bind_options, option_parameters
 from .raises import canonical_raises, is_exception_name, raise_if_it_always_raises
 from .sources import (
     CONSTANT_TYPES,
@@ -168,6 +171,7 @@ def parse_function(func, _active: tuple[str, ...] = (), options: dict | None = N
     expand_appends(node, namer, _numpy_name(func, appends.GROW), filename)
     expand_comprehensions(node, namer, _numpy_name(func), filename)
     builtin_sums_as_numpy(node, _numpy_name(func, "sum"))
+    library_calls_as_helpers(node, _numpy_name(func))
     lower_loop_else(node, namer)
     canonical_raises(node, filename)
     lifted = lift_nested_functions(node, filename)
@@ -187,35 +191,8 @@ def parse_function(func, _active: tuple[str, ...] = (), options: dict | None = N
     for inner in nested.values():
         inner.names = _resolve_free_names(func, inner, _active + (key,), nested)
     parsed.names = _resolve_free_names(func, parsed, _active + (key,), nested)
-    _pass_helper_options(parsed)
+    pass_helper_options(parsed)
     return parsed
-
-
-def _pass_helper_options(parsed: ParsedFunction) -> None:
-    """Every string or None given to a call goes to an option of a helper, bound into the
-    helper (``_helper_options``): the call passes :data:`options.PLACEHOLDER` instead."""
-    allowed = fence.helper_option_arguments(parsed.node)
-    for call in walk(parsed.node):
-        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)):
-            continue
-        resolved = parsed.names.get(call.func.id)
-        helper = resolved.helper if resolved is not None and resolved.kind == "helper" else None
-        params = [a.arg for a in helper.node.args.args] if helper else []
-        options = set(helper.option_params) if helper else set()
-        given = [(params[k] if k < len(params) else None, a) for k, a in enumerate(call.args)]
-        given += [(k.arg, k.value) for k in call.keywords]
-        for param, value in given:
-            if id(value) in allowed and param not in options:
-                raise fence.refuse_string_argument(parsed, call, value)
-        call.args = [_placeholder_for(a, allowed) for a in call.args]
-        for keyword in call.keywords:
-            keyword.value = _placeholder_for(keyword.value, allowed)
-
-
-def _placeholder_for(value: ast.expr, options: set[int]) -> ast.expr:
-    if id(value) not in options:
-        return value
-    return ast.copy_location(ast.Constant(PLACEHOLDER), value)
 
 
 #: What rewrites call NumPy in a module that does not import it (a list grown by append).
@@ -289,6 +266,15 @@ def _function_node(module: ast.Module, name: str, filename: str, first_line: int
     )
 
 
+def _signature(func) -> SimpleNamespace:
+    """``func``'s parameters, defaults and option parameters, from its source alone."""
+    record = read_source(func)
+    source = textwrap.dedent("".join(record.lines))
+    node = _function_node(ast.parse(source), func.__code__.co_name, record.filename, 1)
+    options = tuple(sorted(option_parameters(node)))
+    return SimpleNamespace(node=node, option_params=options, defaults=function_defaults(func))
+
+
 def _local_names(node: ast.FunctionDef) -> set[str]:
     names = {a.arg for a in node.args.args + node.args.posonlyargs + node.args.kwonlyargs}
     for sub in ast.walk(node):
@@ -300,7 +286,8 @@ def _local_names(node: ast.FunctionDef) -> set[str]:
 def _resolve_free_names(func, parsed: ParsedFunction, active: tuple[str, ...], nested: dict):
     """What each free name of ``parsed`` stands for, in ``func``'s globals and closure;
     ``nested`` holds the lifted nested functions of ``func``."""
-    scope = dict(func.__globals__)
+    scope = dict(DEFINITIONS)  # NumPy functions written in the subset (library.py)
+    scope.update(func.__globals__)
     closure = inspect.getclosurevars(func).nonlocals
     scope.update(closure)
     local = _local_names(parsed.node)
@@ -317,6 +304,7 @@ def _resolve_free_names(func, parsed: ParsedFunction, active: tuple[str, ...], n
     defaults |= {id(it.func) for it in backwards}
     if backwards:
         resolved.update({name: Resolved("builtin", name) for name in ("range", "len")})
+    split = split_by_choice(parsed, scope, local, _signature)
     for sub in ast.walk(parsed.node):
         if not (isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load)) or id(sub) in defaults:
             continue
@@ -326,6 +314,9 @@ def _resolve_free_names(func, parsed: ParsedFunction, active: tuple[str, ...], n
             resolved[sub.id] = Resolved("helper", sub.id, helper=nested[sub.id])
             continue
         resolved[sub.id] = _resolve(sub, scope, parsed, active)
+    for name in split:  # a helper bound to another choice of options: a name of its own
+        helper = resolved[name].helper
+        helper.name = helper.node.name = name
     if any(isinstance(s, ast.For) and is_sugar(s.iter) for s in ast.walk(parsed.node)):
         for name in ("range", "len", "min"):  # what normalize.iteration writes
             resolved.setdefault(name, Resolved("builtin", name))
@@ -374,6 +365,8 @@ def _resolve(node: ast.Name, scope: dict, parsed: ParsedFunction, active) -> Res
     if isinstance(value, (CustomVJP, CustomJVP)):
         return Resolved("custom", value.__name__, value=value)
     library_path = _library_path(value)
+    if library_path and definition_of(library_path) is not None:  # from numpy import trapz
+        return _resolve_helper(node, definition_of(library_path), parsed, active)
     if library_path:
         return Resolved("function", library_path)
     return _resolve_helper(node, value, parsed, active)
@@ -480,36 +473,6 @@ def _resolve_helper(node, value, parsed: ParsedFunction, active) -> Resolved:
             UnsupportedSyntaxError,
         )
     helper = parse_function(inner, active)
-    if helper.option_params:
-        options = _helper_options(parsed, node.id, helper)
-        helper = parse_function(inner, active, options)
+    if helper.option_params:  # bound to what its calls give (one choice: split_by_choice)
+        helper = parse_function(inner, active, call_options(parsed, node.id, helper))
     return Resolved("helper", node.id, helper=helper)
-
-
-def _helper_options(parsed: ParsedFunction, name: str, helper: ParsedFunction) -> dict:
-    """The values every call of ``name`` in ``parsed`` gives the helper's options (a
-    string or None, written or its default); refused where calls disagree."""
-    params = [a.arg for a in helper.node.args.args]
-    found: dict | None = None
-    for call in walk(parsed.node):
-        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)):
-            continue
-        if call.func.id != name:
-            continue
-        given = dict(zip(params, call.args)) | {k.arg: k.value for k in call.keywords}
-        values = {}
-        for option in helper.option_params:
-            value = given.get(option)
-            if value is None and option in helper.defaults:
-                value = ast.Constant(helper.defaults[option])
-            constant = isinstance(value, ast.Constant) and is_option_value(value.value)
-            values[option] = value.value if constant else NUMBER  # a number or an array
-        if found is not None and values != found:
-            raise parsed.error(
-                call,
-                f"'{name}' is called with different options ({found} and {values}); call it "
-                "with one choice per differentiated function",
-                UnsupportedCallError,
-            )
-        found = values
-    return found or {}

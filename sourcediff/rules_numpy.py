@@ -271,6 +271,15 @@ def _reduction_rows() -> list[Rule]:
             tangents=("np.diag(tangent)",),
         )
     )
+    rows.append(  # np.diag(x, k), spelled so (normalize/calls.py)
+        Rule(
+            "diag_offset",
+            ("x", "k"),
+            ("1", None),
+            adjoints=("diag_offset_adjoint(x, g, k)", None),
+            tangents=("diag_offset(tangent, k)", None),
+        )
+    )
     rows.append(
         Rule(
             "np.diff",

@@ -61,6 +61,8 @@ from .special_arrays import (  # noqa: F401 - for generated code
     as_vector_adjoint,
     cumprod_adjoint,
     cumprod_tangent,
+    diag_offset,
+    diag_offset_adjoint,
     expand_axis,
     flattened_copy,
     grow_list,

@@ -226,7 +226,45 @@ def _as_vector_adjoint(g, v):
     return lambda g, v: g[0]
 
 
+def diag_offset(x, k):
+    """``np.diag(x, k)``: the ``k``-th diagonal of a matrix, or a vector put on it (a copy
+    either way: NumPy's diagonal of a matrix is a read-only view)."""
+    return np.diag(x, k).copy()
+
+
+@overload(diag_offset)
+def _diag_offset(x, k):
+    return lambda x, k: np.diag(x, k).copy()
+
+
+def diag_offset_adjoint(x, g, k):
+    """The adjoint of ``x`` for ``np.diag(x, k)``: ``g``'s ``k``-th diagonal for a vector
+    ``x``, ``g`` on the ``k``-th diagonal of zeros shaped like a matrix ``x``."""
+    if np.ndim(x) == 1:
+        return np.diag(g, k).copy()
+    return _on_diagonal(np.zeros(x.shape), g, k)
+
+
+def _on_diagonal(out, g, k):
+    row, column = max(-k, 0), max(k, 0)
+    for i in range(g.shape[0]):
+        out[row + i, column + i] = g[i]
+    return out
+
+
+_on_diagonal_jit = numba.njit(cache=True)(_on_diagonal)
+
+
+@overload(diag_offset_adjoint)
+def _diag_offset_adjoint(x, g, k):
+    if x.ndim == 1:
+        return lambda x, g, k: np.diag(np.ascontiguousarray(g), k).copy()
+    return lambda x, g, k: _on_diagonal_jit(np.zeros(x.shape), g, k)
+
+
 HELPERS = (
+    "diag_offset",
+    "diag_offset_adjoint",
     "add_into",
     "expand_axis",
     "as_vector",

@@ -170,3 +170,20 @@ def test_reversed_range_visits_what_python_visits(start, stop, step):
 def test_the_builtin_abs_of_an_array_compiles_with_sd_jit_too():
     x = _points(4, 3)
     assert sd.jit(abs_of_arrays)(x, 0.4) == pytest.approx(abs_of_arrays(x, 0.4), rel=1e-14)
+
+
+def tridiagonal(x, c):
+    """``np.diag`` with an offset both ways: a vector put on a side diagonal, and a side
+    diagonal read back."""
+    a = np.diag(2.0 + x * x) - np.diag(c * x[1:], 1) - np.diag(c * x[:-1], k=-1)
+    return np.sum(np.linalg.solve(a, x)) + np.sum(np.diag(a @ a, -1) ** 2)
+
+
+@pytest.mark.parametrize("jit", [True, False], ids=["jit", "py"])
+def test_offset_diagonals(jit):
+    x = np.array([0.3, -0.7, 1.1, 0.5])
+    for policy in ("store", "recompute"):
+        assert_gradient_matches(tridiagonal, (x, 0.4), (0, 1), policy, jit)
+    grad_x, grad_c = sd.grad(tridiagonal, argnums=(0, 1))(x, 0.4)
+    _, tangent = sd.jvp(tridiagonal, (x, 0.4), (np.ones(4), 1.0))
+    assert tangent == pytest.approx(np.sum(grad_x) + grad_c, rel=1e-12)

@@ -64,6 +64,11 @@ class CallFlattening:
             rewritten = rewrite(self, path, args, call_keywords, expr)
             if rewritten is not None:
                 return rewritten
+        if path == "np.diag" and (len(args) == 2 or call_keywords):  # an offset diagonal
+            offset = args[1:] + [self.call_argument(k.value) for k in call_keywords]
+            if len(offset) != 1 or any(k.arg != "k" for k in call_keywords):
+                raise self.fn.error(expr, "np.diag takes an array and an offset k")
+            return ast.Call(ast.Name("diag_offset", ast.Load()), [args[0], offset[0]], [])
         if path in ("np.triu", "np.tril") and len(args) == 1 and not call_keywords:
             args.append(ast.Constant(0))  # k: the row's templates pass it on
         if path == "np.arange" and 1 <= len(args) < 3 and not call_keywords:

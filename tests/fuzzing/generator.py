@@ -923,15 +923,31 @@ class _Writer:
             self.emit(depth + 1, f"{acc} = {acc} + math.sin({acc})")
             self.emit(depth, "else:")
             self.emit(depth + 1, "raise ValueError(mode)")
+            self.library_calls(depth, vec, acc)
             self.emit(depth, f"{self.sum_target()} {acc}")
             self.tags.add(f"options_{kind}_{'none' if weights == 'None' else 'array'}")
         finally:
             self.rng = main
 
+    def library_calls(self, depth: int, vec: str, acc: str) -> None:
+        """NumPy functions sourcediff writes in the subset (``library.py``), one of them
+        called with two choices of its options (``x=None`` and an array)."""
+        gx, gy = self.gap_name("X"), self.gap_name("Y")
+        calls = [
+            f"np.trapezoid({vec} * {vec}, dx=0.5) + np.trapezoid(np.sin({vec}), {vec} * 2.0)",
+            f"np.median({vec}) + np.polyval({vec}, {self.scalar(1)})",
+            f"np.sum(np.tile({vec}, 2) * np.repeat({vec}, 2))"
+            f" + np.sum(np.cross({vec}[:3], {vec}[1:]))",
+            f"np.sum({gx} * {gy}) + np.float64({vec}[0])",
+        ]
+        self.emit(depth, f"{gx}, {gy} = np.meshgrid({vec}, {vec}[:3] * {self.scalar(1)})")
+        self.emit(depth, f"{acc} = {acc} + 0.1 * ({self.rng.choice(calls)})")
+        self.tags.add("library")
+
     def everyday_spellings(self, depth: int, vec: str, acc: str, c: str) -> None:
         """``math.log(x, base)``, a module-level tuple iterated and indexed, ``m[i][j] = v``,
         the methods ``clip``/``trace``/``transpose``, the builtin ``sum`` of a vector and
-        of a matrix, and a list of numbers joined to an array."""
+        of a matrix, a list of numbers joined to an array, and offset diagonals."""
         self.gap_helpers.add("TUP")
         m = self.gap_name("m")
         self.emit(depth, f"{m} = np.outer({vec}, {vec}.clip(-0.5, 0.5))")
@@ -941,6 +957,8 @@ class _Writer:
         joined = f"np.concatenate(([{acc}], {vec}))"
         self.emit(depth, f"{acc} = {acc} + math.log(1.0 + {vec}[0] * {vec}[0], 10) + sum({joined})")
         self.emit(depth, f"{acc} = {acc} + {m}.trace() + sum(sum({m}.transpose())) * 0.1")
+        offset = f"np.sum(np.diag({vec}[1:], 1) * {m}) + np.sum(np.diag({m}, k=-1))"
+        self.emit(depth, f"{acc} = {acc} + 0.1 * ({offset})")
 
     def gap_name(self, stem: str) -> str:
         return f"g{stem}_{self.gap_count}"

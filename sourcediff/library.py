@@ -1,0 +1,145 @@
+"""NumPy functions written in the differentiable subset (stage "parse").
+
+A NumPy function with no rule of its own but a short definition in terms of functions
+that have one is written here, as plain Python, and a call of it becomes a call of
+that definition: a helper like the user's own, inlined and differentiated (or
+outlined when called from several places). ``np.trapz(y, x)`` becomes
+``numpy_trapezoid(y, x)``::
+
+    >>> node = ast.parse("def f(y, t):\\n    return np.trapz(y * y, t) + np.median(y)").body[0]
+    >>> library_calls_as_helpers(node, "np")
+    >>> print(ast.unparse(node.body[0]))
+    return numpy_trapezoid(y * y, t) + numpy_median(y)
+
+Each definition checks the ranks it supports and raises otherwise: a call it does not
+cover fails with NumPy's name in the message, never with a silently different result.
+A new function is one definition and one entry in :data:`LIBRARY`.
+"""
+
+from __future__ import annotations
+
+import ast
+
+import numpy as np
+
+
+def numpy_trapezoid(y, x=None, dx=1.0):
+    """``np.trapezoid(y, x=None, dx=1.0)`` (also ``np.trapz``) of a vector."""
+    if y.ndim != 1:
+        raise ValueError("np.trapezoid: only a 1-D y (no axis=) is supported")
+    if x is None:
+        return dx * (np.sum(y) - 0.5 * (y[0] + y[-1]))
+    return 0.5 * np.sum((x[1:] - x[:-1]) * (y[1:] + y[:-1]))
+
+
+def numpy_polyval(p, x):
+    """``np.polyval(p, x)``: Horner's rule, highest power first."""
+    y = 0.0 * x
+    for c in p:
+        y = y * x + c
+    return y
+
+
+def numpy_median(a):
+    """``np.median(a)`` of a vector: the middle of the sorted values (the mean of the two
+    middle ones for an even count)."""
+    if a.ndim != 1:
+        raise ValueError("np.median: only a 1-D array (no axis=) is supported")
+    s = np.sort(a)
+    n = s.shape[0]
+    if n % 2 == 1:
+        return s[n // 2]
+    return 0.5 * (s[n // 2 - 1] + s[n // 2])
+
+
+def numpy_cross(a, b):
+    """``np.cross(a, b)`` of two 3-vectors."""
+    if a.ndim != 1 or b.ndim != 1 or a.shape[0] != 3 or b.shape[0] != 3:
+        raise ValueError("np.cross: only two 3-vectors are supported")
+    first = a[1] * b[2] - a[2] * b[1]
+    second = a[2] * b[0] - a[0] * b[2]
+    return np.array([first, second, a[0] * b[1] - a[1] * b[0]])
+
+
+def numpy_tile(a, reps):
+    """``np.tile(a, reps)`` of a vector and an integer count."""
+    if a.ndim != 1:
+        raise ValueError("np.tile: only a 1-D array and an integer count are supported")
+    n = a.shape[0]
+    out = np.empty(n * reps)
+    for r in range(reps):
+        out[r * n : (r + 1) * n] = a
+    return out
+
+
+def numpy_repeat(a, repeats):
+    """``np.repeat(a, repeats)`` of a vector and an integer count."""
+    if a.ndim != 1:
+        raise ValueError("np.repeat: only a 1-D array and an integer count are supported")
+    n = a.shape[0]
+    out = np.empty(n * repeats)
+    for i in range(n):
+        out[i * repeats : (i + 1) * repeats] = a[i]
+    return out
+
+
+def numpy_meshgrid(x, y, indexing="xy"):
+    """``np.meshgrid(x, y)`` of two vectors (``indexing="xy"`` or ``"ij"``)."""
+    if x.ndim != 1 or y.ndim != 1:
+        raise ValueError("np.meshgrid: only two 1-D arrays are supported")
+    if indexing == "ij":
+        first = np.empty((x.shape[0], y.shape[0]))
+        second = np.empty((x.shape[0], y.shape[0]))
+        for i in range(x.shape[0]):
+            first[i, :] = x[i]
+            second[i, :] = y
+        return first, second
+    first = np.empty((y.shape[0], x.shape[0]))
+    second = np.empty((y.shape[0], x.shape[0]))
+    for i in range(y.shape[0]):
+        first[i, :] = x
+        second[i, :] = y[i]
+    return first, second
+
+
+def numpy_float64(v):
+    """``np.float64(v)`` (and ``np.float32``, computed in float64): ``float(v)``."""
+    return float(v)
+
+
+#: NumPy's name -> its definition here.
+LIBRARY = {
+    "trapezoid": numpy_trapezoid,
+    "trapz": numpy_trapezoid,
+    "polyval": numpy_polyval,
+    "median": numpy_median,
+    "cross": numpy_cross,
+    "tile": numpy_tile,
+    "repeat": numpy_repeat,
+    "meshgrid": numpy_meshgrid,
+    "float64": numpy_float64,
+    "float32": numpy_float64,
+}
+
+#: The definitions by their own names (what the rewritten calls resolve to).
+DEFINITIONS = {f.__name__: f for f in LIBRARY.values()}
+
+
+def library_calls_as_helpers(node: ast.AST, numpy_name: str | None) -> None:
+    """Rewrite, in place, each call ``np.name(...)`` of a function in :data:`LIBRARY`
+    (``numpy_name`` is what the module calls numpy) into a call of its definition."""
+    if numpy_name is None:
+        return
+    for call in ast.walk(node):
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)):
+            continue
+        owner, name = call.func.value, call.func.attr
+        if isinstance(owner, ast.Name) and owner.id == numpy_name and name in LIBRARY:
+            call.func = ast.copy_location(ast.Name(LIBRARY[name].__name__, ast.Load()), call.func)
+
+
+def definition_of(library_path: str):
+    """The definition standing for ``np.name`` imported by name (``from numpy import
+    trapz``), or None."""
+    module, _, name = library_path.rpartition(".")
+    return LIBRARY.get(name) if module == "np" else None

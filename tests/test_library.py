@@ -1,0 +1,67 @@
+"""NumPy functions written in the subset (``sourcediff/library.py``): each against NumPy's
+own value and Richardson differences, compiled and as plain Python, and a rank they do
+not cover raising NumPy's name rather than computing something else."""
+
+import numpy as np
+import pytest
+from numpy import polyval
+from reference import assert_gradient_matches
+
+import sourcediff as sd
+
+
+def integrals(y, t):
+    return np.trapezoid(y * y, dx=0.5) + np.trapezoid(np.sin(y), t * t)
+
+
+def polynomials(p, x):
+    return np.polyval(p, 0.7) + np.sum(polyval(p[:3], x))
+
+
+def medians(x):
+    return np.median(x) + np.median(x[1:] * 2.0)
+
+
+def crossed(a, b):
+    return np.sum(np.cross(a, b) ** 2) + np.cross(b, a)[0]
+
+
+def tiled(x):
+    return np.sum(np.tile(x, 3) * np.arange(3 * x.shape[0])) + np.sum(np.repeat(x, 2) ** 2)
+
+
+def gridded(x, y):
+    gx, gy = np.meshgrid(x, y)
+    ix, iy = np.meshgrid(x, y, indexing="ij")
+    return np.sum(gx * gy * gy) + np.sum(np.sin(ix) * iy) + np.float64(x[0]) * np.float32(2.0)
+
+
+X = np.array([0.3, -0.7, 1.1, 0.5, 0.05])
+Y = np.array([0.2, 0.9, -0.4])
+CASES = [
+    (integrals, (X, np.linspace(0.0, 1.0, 5)), (0, 1)),
+    (polynomials, (X, Y), (0, 1)),
+    (medians, (X,), 0),
+    (crossed, (X[:3], Y), (0, 1)),
+    (tiled, (X,), 0),
+    (gridded, (X, Y), (0, 1)),
+]
+
+
+@pytest.mark.parametrize("jit", [True, False], ids=["jit", "py"])
+@pytest.mark.parametrize("func, args, argnums", CASES, ids=lambda c: getattr(c, "__name__", ""))
+def test_value_and_gradient(func, args, argnums, jit):
+    value, _ = sd.value_and_grad(func, argnums=argnums, jit=jit)(*args)
+    assert value == pytest.approx(func(*args), rel=1e-13)
+    assert_gradient_matches(func, args, argnums, "auto", jit)
+
+
+def median_of_matrix(a):
+    return np.median(a * 2.0)
+
+
+def test_ranks_not_covered_raise():
+    with pytest.raises(ValueError, match="np.median: only a 1-D array"):
+        sd.jit(median_of_matrix)(np.ones((2, 3)))
+    with pytest.raises(ValueError, match="np.median: only a 1-D array"):
+        sd.vjp(median_of_matrix, np.ones((2, 3)))
