@@ -32,7 +32,7 @@ from .analysis.recompute import (
 from .analysis.recording import analyze_recording, reverse_reads
 from .analysis.shapes import shape_variant_arrays
 from .analysis.static_shapes import fixed_lengths, static_shapes
-from .analysis.types import TypeTable, infer_types
+from .analysis.types import TypeTable, check_shape_indices, infer_types
 from .astnodes import clone, walk
 from .codegen import (
     constant_text,
@@ -294,6 +294,7 @@ def typed(nf: NormalizedFunction, parsed: ParsedFunction, request: Request) -> T
         types = infer_types(nf, request.arg_types)
         if lower_masks(nf.node, types, nf.namer, nf.filename):  # reads of them change rank
             types = infer_types(nf, request.arg_types)
+        check_shape_indices(nf, types)
     array_abs_as_numpy(nf.node, types)
     prepare_outlined(nf.node, types, parsed.customs())
     _dump("types", "\n".join(f"{k}: {v}" for k, v in sorted(types.variables.items())))

@@ -240,3 +240,18 @@ def test_a_division_by_zero_in_plain_python_names_the_users_line():
     assert f":{line}" in str(error.value)
     assert not np.isfinite(sd.grad(root_of_square)(0.0))
     assert sd.grad(root_of_square, jit=False)(-2.0) == 0.0
+
+
+def unpacks_a_matrix_shape(x):
+    m, n = x.shape
+    return np.sum(x) * m * n
+
+
+@pytest.mark.parametrize("jit", [True, False], ids=["jit", "py"])
+def test_a_shape_unpacked_beyond_the_rank_names_the_users_line(jit):
+    """Numba's typing let ``x.shape[1]`` of a vector through and its compile failed: an
+    internal error (compiled) or a bare IndexError (Python). Now refused at the line."""
+    with pytest.raises(sd.SourceDiffError, match=r"'x' has 1 axis here: x.shape\[1\]") as error:
+        sd.grad(unpacks_a_matrix_shape, jit=jit)(np.ones(3))
+    assert f":{unpacks_a_matrix_shape.__code__.co_firstlineno + 1}" in str(error.value)
+    np.testing.assert_allclose(sd.grad(unpacks_a_matrix_shape)(np.ones((2, 3))), 6.0)

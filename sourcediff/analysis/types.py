@@ -166,3 +166,42 @@ def _located_error(exc: Exception, nf: NormalizedFunction, origins) -> TypeInfer
         filename,
         lineno,
     )
+
+
+def check_shape_indices(nf: NormalizedFunction, types: TypeTable) -> None:
+    """Refuse ``x.shape[k]`` beyond ``x``'s rank (``m, n = x.shape`` of a vector) at the
+    user's line: Numba's typing lets it through, then fails compiling it.
+
+    >>> nf = NormalizedFunction("f", "m.py", ast.parse("def f(x):\\n    n = x.shape[1]").body[0],
+    ...                         ["x"], {}, {}, set(), None)
+    >>> check_shape_indices(nf, TypeTable({"x": VarType("array", "float64", 1)}, VarType("int")))
+    Traceback (most recent call last):
+    sourcediff.errors.TypeInferenceError: m.py:2: 'x' has 1 axis here: x.shape[1] does not exist
+    """
+    for stmt in walk(nf.node):
+        if not isinstance(stmt, ast.stmt) or isinstance(stmt, ast.FunctionDef):
+            continue
+        header = [getattr(stmt, "iter", None) or getattr(stmt, "test", None)]
+        compound = isinstance(stmt, (ast.For, ast.While, ast.If))
+        for node in header if compound else ast.iter_child_nodes(stmt):
+            for sub in walk(node) if node is not None else ():
+                _check_shape_index(sub, stmt, nf, types)
+
+
+def _check_shape_index(sub: ast.AST, stmt: ast.stmt, nf, types: TypeTable) -> None:
+    if not (isinstance(sub, ast.Subscript) and isinstance(sub.value, ast.Attribute)):
+        return
+    owner, index = sub.value.value, sub.slice
+    if sub.value.attr != "shape" or not isinstance(owner, ast.Name):
+        return
+    known = types.variables.get(owner.id)
+    if known is None or known.kind != "array" or not isinstance(index, ast.Constant):
+        return
+    if isinstance(index.value, int) and not -known.ndim <= index.value < known.ndim:
+        filename, line = getattr(stmt, "origin", None) or (nf.filename, stmt.lineno)
+        axes = f"{known.ndim} axis" if known.ndim == 1 else f"{known.ndim} axes"
+        raise TypeInferenceError(
+            f"'{owner.id}' has {axes} here: {owner.id}.shape[{index.value}] does not exist",
+            filename,
+            line,
+        )
