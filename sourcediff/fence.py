@@ -167,6 +167,7 @@ def _option_strings(node: ast.FunctionDef) -> set[int]:
             found.add(id(call.args[0]))
         if call.func.attr == "norm":
             found |= {id(k.value) for k in call.keywords if k.arg == "ord" and _is_string(k.value)}
+            found |= {id(a) for a in call.args[1:2] if _is_string(a)}  # ord given positionally
         found |= {
             id(k.value) for k in call.keywords if k.arg in ("axis", "ord") and _is_none(k.value)
         }

@@ -62,25 +62,19 @@ def numpy_cross(a, b):
 
 
 def numpy_tile(a, reps):
-    """``np.tile(a, reps)`` of a vector and an integer count."""
+    """``np.tile(a, reps)`` of a vector and an integer count: ``reps`` rows of ``a``, read
+    row after row."""
     if a.ndim != 1:
         raise ValueError("np.tile: only a 1-D array and an integer count are supported")
-    n = a.shape[0]
-    out = np.empty(n * reps)
-    for r in range(reps):
-        out[r * n : (r + 1) * n] = a
-    return out
+    return (np.ones((reps, 1)) * a[None, :]).ravel()
 
 
 def numpy_repeat(a, repeats):
-    """``np.repeat(a, repeats)`` of a vector and an integer count."""
+    """``np.repeat(a, repeats)`` of a vector and an integer count: a column of ``repeats``
+    copies of each element, read row after row."""
     if a.ndim != 1:
         raise ValueError("np.repeat: only a 1-D array and an integer count are supported")
-    n = a.shape[0]
-    out = np.empty(n * repeats)
-    for i in range(n):
-        out[i * repeats : (i + 1) * repeats] = a[i]
-    return out
+    return (a[:, None] * np.ones((1, repeats))).ravel()
 
 
 def numpy_meshgrid(x, y, indexing="xy"):

@@ -116,6 +116,8 @@ def numpy_rows() -> list[Rule]:
     sort = ("sort_adjoint(x, g)",), ("sort_tangent(x, tangent)",)
     rows.append(Rule("np.sort", ("x",), ("1",), adjoints=sort[0], tangents=sort[1]))
     rows.append(row("np.argsort", "x", None))  # integer results: indices, no derivative
+    rows.append(row("np.nonzero", "x", None))  # also np.where(c): a tuple of index arrays
+    rows.append(row("np.flatnonzero", "x", None))
     for name in ("argmax", "argmin"):
         rows.append(Rule(f"np.{name}", ("x", "axis"), (None, None), min_args=1))
     return rows

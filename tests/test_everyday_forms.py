@@ -187,3 +187,16 @@ def test_offset_diagonals(jit):
     grad_x, grad_c = sd.grad(tridiagonal, argnums=(0, 1))(x, 0.4)
     _, tangent = sd.jvp(tridiagonal, (x, 0.4), (np.ones(4), 1.0))
     assert tangent == pytest.approx(np.sum(grad_x) + grad_c, rel=1e-12)
+
+
+def selected_by_where(x):
+    """``np.where(c)`` (the indices where c holds) selects elements; the Frobenius norm
+    with its ``ord`` given positionally."""
+    idx = np.where(x > 0.0)[0]
+    return np.sum(x[idx] ** 2) + np.linalg.norm(np.outer(x, x), "fro")
+
+
+@pytest.mark.parametrize("jit", [True, False], ids=["jit", "py"])
+def test_indices_where_and_a_positional_norm_order(jit):
+    x = np.array([0.3, -0.7, 1.1, 0.5])
+    assert_gradient_matches(selected_by_where, (x,), 0, "auto", jit)

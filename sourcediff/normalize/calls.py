@@ -101,8 +101,9 @@ class CallFlattening:
 
     def spelled_otherwise(self, path: str, call_args, call_keywords, expr: ast.Call):
         """``np.clip`` with a bound of None (``np.maximum``/``np.minimum``), ``np.diff(x,
-        n)`` (``np.diff`` n times), ``max``/``min`` of more than two numbers and
-        ``math.log(x, base)``, in rows the table has; None for any other call."""
+        n)`` (``np.diff`` n times), ``max``/``min`` of more than two numbers,
+        ``math.log(x, base)`` and ``np.where(c)`` (``np.nonzero``), in rows the table has;
+        None for any other call."""
         if path in ("max", "min") and len(call_args) > 2 and not call_keywords:
             # max(a, b, c) is max(max(a, b), c): the same first maximum on a tie
             inner = ast.copy_location(
@@ -114,6 +115,8 @@ class CallFlattening:
             for bound, other, instead in ((high, low, "np.maximum"), (low, high, "np.minimum")):
                 if isinstance(bound, ast.Constant) and bound.value is None:
                     return self.library_call(instead, [x, other], [], expr)
+        if path == "np.where" and len(call_args) == 1 and not call_keywords:
+            return self.library_call("np.nonzero", call_args, [], expr)  # NumPy's own spelling
         if path == "np.diff" and (len(call_args) == 2 or call_keywords):
             return self.differences(call_args, call_keywords, expr)
         if path == "math.log" and len(call_args) == 2 and not call_keywords:

@@ -60,7 +60,8 @@ def rewrite_reduction(flat, path: str, args: list[ast.expr], keywords, expr: ast
         raise flat.fn.error(expr, "np.linalg.norm: only the Euclidean (Frobenius) norm")
     keepdims = _keepdims(flat, options, expr)
     if axes is None and not keepdims and "ddof" not in options:
-        return None
+        # np.linalg.norm(A, "fro"): the whole-array norm, its order said positionally
+        return flat.library_call(path, args[:1], [], expr) if len(args) > 1 else None
     if axes is None and keepdims:
         raise flat.fn.error(expr, f"keepdims=True without axis= in '{path}' is not supported")
     result = _along(flat, path, args[0], axes, options.get("ddof"))
