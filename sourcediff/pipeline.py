@@ -50,7 +50,11 @@ from .normalize.inplace import resolve_inplace_updates
 from .normalize.masks import lower_masks
 from .normalize.rows import hoist_invariant_rows
 from .normalize.scalarize import scalarize
-from .normalize.typed_calls import array_abs_as_numpy, every_abs_as_numpy
+from .normalize.typed_calls import (
+    array_abs_as_numpy,
+    every_abs_as_numpy,
+    literal_buffers_as_empty,
+)
 from .normalize.views import copy_written_views
 from .outlined import import_required, prepare_outlined, required_modules, result_shape_of
 from .parse import ParsedFunction, parse_function
@@ -296,6 +300,7 @@ def typed(nf: NormalizedFunction, parsed: ParsedFunction, request: Request) -> T
             types = infer_types(nf, request.arg_types)
         check_shape_indices(nf, types)
     array_abs_as_numpy(nf.node, types)
+    literal_buffers_as_empty(nf.node, types)
     prepare_outlined(nf.node, types, parsed.customs())
     _dump("types", "\n".join(f"{k}: {v}" for k, v in sorted(types.variables.items())))
     resolve_inplace_updates(nf.node, types)

@@ -82,6 +82,7 @@ TEMPLATE_FUNCTIONS |= {"digamma", "prod_adjoint", "linalg_solve", "linalg_inv", 
 TEMPLATE_FUNCTIONS |= {"det_cofactors"}
 TEMPLATE_FUNCTIONS |= {"linalg_cholesky", "cholesky_adjoint", "cholesky_tangent", "diag_adjoint"}
 TEMPLATE_FUNCTIONS |= {"extreme_mask_along", "diff_adjoint", "diag_offset", "diag_offset_adjoint"}
+TEMPLATE_FUNCTIONS |= {"literal_buffer"}
 TEMPLATE_FUNCTIONS |= {"linalg_slogdet_sign", "linalg_slogdet_logabs"}
 TEMPLATE_FUNCTIONS |= {"covariance", "covariance_adjoint", "covariance_tangent"}
 TEMPLATE_FUNCTIONS |= {"sort_adjoint", "sort_tangent"}

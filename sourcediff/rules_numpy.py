@@ -153,6 +153,7 @@ def _constructor_rows() -> list[Rule]:
     ]
     fresh += ["eye", "identity"]
     rows = [Rule(f"np.{name}", ("a", "dtype"), (None, None), min_args=1) for name in fresh]
+    rows.append(Rule("literal_buffer", ("count", "first"), (None, None)))  # normalize/arrays.py
     # np.arange(start, stop, step) (flatten always passes all three): start + k * step.
     rows.append(
         Rule(

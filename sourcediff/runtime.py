@@ -66,6 +66,7 @@ from .special_arrays import (  # noqa: F401 - for generated code
     expand_axis,
     flattened_copy,
     grow_list,
+    literal_buffer,
     prod_along,
     prod_along_adjoint,
     safe_sqrt,

@@ -226,6 +226,19 @@ def _as_vector_adjoint(g, v):
     return lambda g, v: g[0]
 
 
+def literal_buffer(count, first):
+    """The array ``np.array([first, ...])`` fills: ``count`` floats for numbers, ``count``
+    rows shaped like ``first`` for arrays (``np.array([x, np.sin(x)])``, a matrix)."""
+    return np.empty((count,) + np.shape(first))
+
+
+@overload(literal_buffer)
+def _literal_buffer(count, first):
+    if isinstance(first, types.Array):
+        return lambda count, first: np.empty((count,) + first.shape)
+    return lambda count, first: np.empty(count)
+
+
 def diag_offset(x, k):
     """``np.diag(x, k)``: the ``k``-th diagonal of a matrix, or a vector put on it (a copy
     either way: NumPy's diagonal of a matrix is a read-only view)."""
@@ -263,6 +276,7 @@ def _diag_offset_adjoint(x, g, k):
 
 
 HELPERS = (
+    "literal_buffer",
     "diag_offset",
     "diag_offset_adjoint",
     "add_into",

@@ -200,3 +200,17 @@ def selected_by_where(x):
 def test_indices_where_and_a_positional_norm_order(jit):
     x = np.array([0.3, -0.7, 1.1, 0.5])
     assert_gradient_matches(selected_by_where, (x,), 0, "auto", jit)
+
+
+def rows_of_arrays(x, c):
+    """``np.array`` of a list of arrays: a matrix of those rows (of numbers: a vector)."""
+    m = np.array([x, x**2, np.sin(c * x)])
+    v = np.array([x[0], c, 2.0])
+    return np.sum(m @ x) + np.sum(v * v)
+
+
+@pytest.mark.parametrize("jit", [True, False], ids=["jit", "py"])
+def test_an_array_of_arrays_is_a_matrix(jit):
+    x = np.array([0.3, -0.7, 1.1, 0.5])
+    for policy in ("store", "recompute"):
+        assert_gradient_matches(rows_of_arrays, (x, 0.8), (0, 1), policy, jit)

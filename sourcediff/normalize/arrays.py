@@ -184,14 +184,23 @@ def array_literal(flat, literal: ast.expr, call: ast.Call, dtype=None) -> ast.ex
         raise flat.fn.error(call, "an array literal needs rows of one length") from None
     name = flat.new_temp()
     dims = ast.Tuple([ast.Constant(n) for n in shape], ast.Load())
-    if dtype is None and all(constant_int(entry) is not None for _, entry in _entries(literal)):
+    entries = list(_entries(literal))
+    if dtype is None and all(constant_int(entry) is not None for _, entry in entries):
         dtype = ast.Attribute(ast.Name("np", ast.Load()), "int64", ast.Load())
-    flat.assign(name, ast.Call(_np("empty"), [dims] + ([dtype] if dtype is not None else []), []))
-    for index, entry in _entries(literal):
+    if dtype is None and len(shape) == 1 and entries:  # np.array([x, y]): numbers or rows
+        entries[0] = (entries[0][0], flat.atom(entries[0][1]))
+        first = entries[0][1]
+        buffer = ast.Call(ast.Name("literal_buffer", ast.Load()), [dims.elts[0], first], [])
+    else:
+        buffer = ast.Call(_np("empty"), [dims] + ([dtype] if dtype is not None else []), [])
+    flat.assign(name, buffer)
+    for index, entry in entries:
         value = flat.atom(entry)
         parts = [ast.Constant(k) for k in index]
         slot = parts[0] if len(parts) == 1 else ast.Tuple(parts, ast.Load())
-        flat.emit(ast.Assign([ast.Subscript(ast.Name(name, ast.Load()), slot, ast.Store())], value))
+        fill = ast.Assign([ast.Subscript(ast.Name(name, ast.Load()), slot, ast.Store())], value)
+        fill.fills_fresh = True  # over what np.empty left, which nothing reads: never saved
+        flat.emit(fill)
     return ast.Name(name, ast.Load())
 
 
