@@ -60,8 +60,12 @@ CHOICES = [
 POLICIES = ["store", "recompute", sd.Checkpoint(2)]
 
 
-@pytest.mark.parametrize("policy", POLICIES, ids=str)
-@pytest.mark.parametrize("jit", [True, False], ids=["jit", "py"])
+# Every policy as Python, each choice compiled under one (the fuzzer's options programs
+# run every policy compiled).
+RUNS = [(policy, False) for policy in POLICIES] + [("auto", True)]
+
+
+@pytest.mark.parametrize("policy, jit", RUNS, ids=lambda r: str(r))
 @pytest.mark.parametrize("choice", CHOICES, ids=lambda c: "-".join(map(str, c)))
 def test_integrator_options(choice, jit, policy):
     method, kind, scale = choice
