@@ -286,6 +286,7 @@ class _Jit:
         params = [a.arg for a in self.parsed.node.args.args]
         self.options = [k for k, p in enumerate(params) if p in self.parsed.option_params]
         self._compiled: dict = {}  # option values -> (dispatcher, written baked arrays)
+        self._typed = Specializer(func, 0, "store", True, fastmath) if params else None
         functools.update_wrapper(self, func)
         self.sourcediff_primal = func  # what sourcediff parses when a function calls this
 
@@ -327,6 +328,8 @@ class _Jit:
             bound.apply_defaults()
             args = bound.args
         args = self.layout.expand(tuple(args))
+        if self._typed is not None:  # typed for these arguments: array statements fused
+            return self._typed.call(*self._typed.typed_primal(args), args)
         compiled, baked = self._compiled_for(args)
         for k, param, arrays in baked:
             refuse_baked_arrays(self.parsed, param, args[k], arrays)

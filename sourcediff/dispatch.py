@@ -8,6 +8,7 @@ public transformation in ``api`` goes through one.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import inspect
 import re
@@ -301,6 +302,32 @@ class Specializer:
             built = pipeline.build_primal_module(parsed, self.fastmath)
             self.compiled_primal = parsed, (built, pipeline.load(built, built.primal, self.jit))
         return self.compiled_primal[1]
+
+    def typed_primal(self, args: tuple) -> tuple:
+        """The primal's module and function typed for ``args`` (elementwise statements fused
+        into loops), compiled; the untyped primal where typing refuses what Numba compiles."""
+        call_key = ("typed primal", *_call_key(args))
+        if call_key in self.by_call_key:
+            return self.by_call_key[call_key]
+        key = ("typed primal", _type_key(args), dimension_classes(args))
+        if len(self.by_call_key) >= _CALL_KEYS_KEPT:
+            self.by_call_key.clear()
+        self.by_call_key[call_key] = self.typed_primal_for_types(key, args)
+        return self.by_call_key[call_key]
+
+    def typed_primal_for_types(self, key: tuple, args: tuple) -> tuple:
+        """:meth:`typed_primal` for the types and dimension classes in ``key``."""
+        if key not in self.specializations:
+            try:
+                types = self.arg_types(args)
+                request = pipeline.Request((), "store", types, False, self.fastmath)
+                request = dataclasses.replace(request, dims=dimension_classes(args))
+                built = pipeline.build_typed_primal_module(self.parsed_for(args), request)
+                found = built, pipeline.load(built, built.primal, self.jit)
+            except SourceDiffError:
+                found = self.primal_module(args)
+            self.specializations[key] = found
+        return self.specializations[key]
 
     def primal(self, args: tuple):
         """The function itself at ``args``, before its derivatives are taken there."""

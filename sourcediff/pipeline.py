@@ -487,6 +487,34 @@ def _build_primal_module(parsed: ParsedFunction, fastmath: bool = False) -> Buil
     return Built(str(path), primal_name(parsed), "", 1, "", fastmath=fastmath, written=written)
 
 
+def build_typed_primal_module(parsed: ParsedFunction, request: Request) -> Built:
+    """Stages 2, 3 and 5 for the primal alone at the argument types of ``request``
+    (``sd.jit`` called from Python): typed, its elementwise array statements fused into
+    loops as in a derivative's forward sweep, then optimized."""
+    with _custom_rules(parsed):
+        return _build_typed_primal_module(parsed, request)
+
+
+def _build_typed_primal_module(parsed: ParsedFunction, request: Request) -> Built:
+    key = source_key(parsed, "typed primal", repr(request))
+    path = compile_stage.module_path(parsed.name, key)
+    meta = compile_stage.cached_meta(path)
+    if meta is None:
+        nf = normalized(parsed)
+        types = typed(nf, parsed, request)
+        primal = optimized_primal(nf.node, parsed)
+        dtypes = {name: t.dtype for name, t in types.variables.items()}
+        header = f"{origin_line(parsed)}\n\nThe normalized primal for {request.arg_types}."
+        text = module_source(header, nf.constants, [_function_text(primal, nf, dtypes)])
+        meta = {"written": written_params(nf.params, nf.node, types)}
+        with stage("codegen", parsed.name):
+            compile_stage.write_module(path, text, meta)
+        STATS["transforms"] += 1
+    fastmath, written = request.fastmath, tuple(meta["written"])
+    built = Built(str(path), primal_name(parsed), "", 1, "", fastmath=fastmath, written=written)
+    return _with_externals(built, parsed)
+
+
 def load_module(built: Built):
     """The generated module itself (its functions as plain Python)."""
     from pathlib import Path
