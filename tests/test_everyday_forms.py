@@ -182,7 +182,7 @@ def tridiagonal(x, c):
 @pytest.mark.parametrize("jit", [True, False], ids=["jit", "py"])
 def test_offset_diagonals(jit):
     x = np.array([0.3, -0.7, 1.1, 0.5])
-    for policy in ("store", "recompute"):
+    for policy in ("store", "recompute") if not jit else ("auto",):
         assert_gradient_matches(tridiagonal, (x, 0.4), (0, 1), policy, jit)
     grad_x, grad_c = sd.grad(tridiagonal, argnums=(0, 1))(x, 0.4)
     _, tangent = sd.jvp(tridiagonal, (x, 0.4), (np.ones(4), 1.0))
