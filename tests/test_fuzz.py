@@ -72,6 +72,19 @@ def test_compiled_campaign_regression(seed, policy, folder):
     run_program(seed, folder, True, [p for p in policies() if str(p) == policy])
 
 
+# ``--gaps --jit`` programs that once failed to compile, with the policy.
+COMPILED_GAP_REGRESSIONS = [
+    # an early return, then an elif looping over a small list: the loop's bound, assigned in
+    # that branch alone, had no type on the paths that skipped it ("Type of variable 'k.1'")
+    (17_501, "store"),
+]
+
+
+@pytest.mark.parametrize(("seed", "policy"), COMPILED_GAP_REGRESSIONS)
+def test_compiled_gap_campaign_regression(seed, policy, folder):
+    run_program(seed, folder, True, [p for p in policies() if str(p) == policy], gaps=True)
+
+
 # Programs of plain (verified) campaigns that once failed, with the policy they failed under.
 PLAIN_REGRESSIONS = [
     # dtype=np.float64 in a loop became a temporary "store" pushed onto the float tape

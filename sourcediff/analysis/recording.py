@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 from .. import ir
 from ..adjoint_terms import adjoint_reads
-from ..astnodes import walk
+from ..astnodes import names_written, walk
 from ..errors import SourceDiffError
 from . import liveness
 from .dataflow import Dataflow
@@ -355,6 +355,27 @@ def unassigned_at_save(node: ast.FunctionDef, recording: Recording) -> set[str]:
     found: set[str] = set()
     _definitely_assigned(node.body, {a.arg for a in node.args.args}, recording, found)
     return found
+
+
+def assigned_in_branches_only(node: ast.FunctionDef, recording: Recording, types) -> set[str]:
+    """Numbers the reverse sweep reads that only some branches of an ``if`` assign (a loop
+    bound in the branch's reverse): the forward sweep gives them a placeholder first, since
+    Numba cannot type a variable some paths leave unbound where a loop reads it."""
+    params = {a.arg for a in node.args.args}
+    defined = _definitely_assigned(node.body, params, recording, set())
+    in_branches = {
+        name
+        for branch in walk(node)
+        if isinstance(branch, ast.If)
+        for stmt in branch.body + branch.orelse
+        for name in names_written(stmt)
+    }
+    numbers = ("int", "float", "bool")
+    return {
+        name
+        for name in (recording.reads & in_branches) - defined
+        if name in types.variables and types[name].kind in numbers
+    }
 
 
 def _definitely_assigned(stmts, defined: set[str], recording: Recording, found: set[str]):

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from .. import ir
 from ..analysis.liveness import entry_state
-from ..analysis.recording import Recording, unassigned_at_save
+from ..analysis.recording import Recording, assigned_in_branches_only, unassigned_at_save
 from ..analysis.replayed_bounds import replayed_prefix
 from ..astnodes import walk
 from ..codegen import Comment
@@ -84,6 +84,7 @@ class ReverseBuilder(StatementAdjoints):
         self.namer = nf.namer
         self.tapes = Tapes(self.namer, types, nf.counters, nf.params)
         self.tapes.unassigned = unassigned_at_save(nf.node, rec)
+        self.tapes.unassigned |= assigned_in_branches_only(nf.node, rec, types)
         self.bars: dict[str, str] = {}
         arrays = {n for n in active if types[n].kind == "array"}
         self.assigned_adjoints = _single_use_temps(nf.node.body, nf.temps, active - arrays)
