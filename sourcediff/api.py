@@ -22,7 +22,6 @@ from .dispatch import (
     copies,
     differentiable,
     outputs_of,
-    refuse_baked_arrays,
     shaped_like,
     tangent_function,
     unpickle_with_sources,
@@ -36,7 +35,6 @@ from .drivers import (
 )
 from .errors import ArgumentError, ModeRefusedError, TypeInferenceError
 from .examples import example_args, signature_args
-from .options import PLACEHOLDER, is_option_value, option_value
 from .outlined import outlined_text
 from .policy import check_policy
 
@@ -274,8 +272,9 @@ def _derivative(wrapper, made_by: str):
 
 
 class _Jit:
-    """The normalized primal compiled with Numba (helpers inlined); a function with
-    options (``sourcediff.options``) is compiled once per choice."""
+    """The normalized primal compiled with Numba (helpers inlined). Called from Python it
+    is typed for the arguments (``Specializer.typed_primal``: compiled once per argument
+    types and choice of options); njit code calls one untyped dispatcher."""
 
     def __init__(self, func, fastmath=False):
         self.func = func
@@ -283,10 +282,9 @@ class _Jit:
         self.parsed = pipeline.parse(func)
         self.signature = inspect.signature(func)
         self.layout = ArgumentLayout(list(self.signature.parameters), self.parsed.dict_params)
-        params = [a.arg for a in self.parsed.node.args.args]
-        self.options = [k for k, p in enumerate(params) if p in self.parsed.option_params]
-        self._compiled: dict = {}  # option values -> (dispatcher, written baked arrays)
-        self._typed = Specializer(func, 0, "store", True, fastmath) if params else None
+        self._untyped = None  # (dispatcher, written baked arrays), for njit callers
+        has_params = bool(self.parsed.node.args.args)
+        self._typed = Specializer(func, 0, "store", True, fastmath) if has_params else None
         functools.update_wrapper(self, func)
         self.sourcediff_primal = func  # what sourcediff parses when a function calls this
 
@@ -296,8 +294,8 @@ class _Jit:
         return unpickle_with_sources, (_Jit, records, (self.func, self.fastmath))
 
     def numba_stub(self):
-        """What njit code calls: the compiled primal's own dispatcher."""
-        if self.options:
+        """What njit code calls: the compiled untyped primal's own dispatcher."""
+        if self.parsed.option_params:
             raise ArgumentError(
                 f"'{self.parsed.name}' has options (parameters compared with strings or "
                 "None), chosen per call from Python; njit code cannot call it. Wrap it in a "
@@ -305,22 +303,19 @@ class _Jit:
                 self.parsed.filename,
                 self.parsed.node.lineno,
             )
-        return self._compiled_for(())[0]
+        return self._untyped_primal()[0]
 
-    def _compiled_for(self, args: tuple) -> tuple:
-        """The dispatcher for the options in ``args``, and the baked arrays it writes."""
-        values = {self.parsed.node.args.args[k].arg: option_value(args[k]) for k in self.options}
-        key = tuple(sorted(values.items(), key=repr))
-        if key not in self._compiled:
-            parsed = pipeline.parse(self.func, values) if values else self.parsed
-            built = pipeline.build_primal_module(parsed, self.fastmath)
+    def _untyped_primal(self) -> tuple:
+        """The untyped dispatcher, and the module arrays baked in at the positions it writes."""
+        if self._untyped is None:
+            built = pipeline.build_primal_module(self.parsed, self.fastmath)
             compiled = pipeline.load(built, built.primal, True)
             # Written arguments must not share memory with the module arrays baked in.
-            arrays = parsed.module_arrays()
-            params = [a.arg for a in parsed.node.args.args]
+            arrays = self.parsed.module_arrays()
+            params = [a.arg for a in self.parsed.node.args.args]
             written = written_positions(params, built) if arrays else []
-            self._compiled[key] = compiled, tuple((k, params[k], arrays) for k in written)
-        return self._compiled[key]
+            self._untyped = compiled, tuple((k, params[k], arrays) for k in written)
+        return self._untyped
 
     def __call__(self, *args, **kwargs):
         if kwargs or len(args) != len(self.layout.names):
@@ -330,12 +325,7 @@ class _Jit:
         args = self.layout.expand(tuple(args))
         if self._typed is not None:  # typed for these arguments: array statements fused
             return self._typed.call(*self._typed.typed_primal(args), args)
-        compiled, baked = self._compiled_for(args)
-        for k, param, arrays in baked:
-            refuse_baked_arrays(self.parsed, param, args[k], arrays)
-        if self.options:
-            args = tuple(PLACEHOLDER if is_option_value(a) else a for a in args)
-        return compiled(*args)
+        return self._untyped_primal()[0]()  # no parameters: nothing to type
 
 
 def jit(func=None, *, fastmath=False):

@@ -137,7 +137,16 @@ def test_a_helper_called_with_two_choices(jit):
 
 
 def not_an_option(u, k):
+    """A number given to an option: read as itself, the string tests decided false."""
     return np.sum(rate(u, k, 3.0))
+
+
+def scaled(u, c):
+    return c * u
+
+
+def string_to_a_number_parameter(u):
+    return np.sum(scaled(u, "fast"))
 
 
 def test_refusals():
@@ -148,4 +157,28 @@ def test_refusals():
         sd.grad(integrate)(U0, 0.5, 0.1, 3, "rk9")  # as the function: step raises
     with pytest.raises(sd.SourceDiffError, match="numba.njit.*cannot choose the options"):
         sd.grad(integrate).numba_stub()
-    assert not_an_option(U0, 0.5) == pytest.approx(-0.5 * np.sum(U0**3))
+    with pytest.raises(sd.SourceDiffError, match="'scaled' is called with 'fast'"):
+        sd.grad(string_to_a_number_parameter)(U0)
+    with pytest.raises(sd.SourceDiffError, match="njit code cannot call it"):
+        sd.jit(integrate).numba_stub()
+
+
+@pytest.mark.parametrize("jit", [True, False], ids=["jit", "py"])
+def test_a_number_given_to_an_option(jit):
+    assert_gradient_matches(not_an_option, (U0.copy(), 0.5), (0, 1), "auto", jit)
+
+
+def writes_through_an_alias(u):
+    v = u
+    v[0] = 2.0 * v[1]
+    return np.sum(u * u)
+
+
+def test_jit_falls_back_to_the_untyped_primal_where_typing_refuses():
+    """Derivatives refuse writing through a second name of an array; ``sd.jit`` computes
+    the function all the same (the untyped primal, as Numba compiles it)."""
+    with pytest.raises(sd.SourceDiffError):
+        sd.grad(writes_through_an_alias)(U0.copy())
+    given, expected = U0.copy(), U0.copy()
+    assert sd.jit(writes_through_an_alias)(given) == writes_through_an_alias(expected)
+    np.testing.assert_array_equal(given, expected)  # the write reaches the caller's array

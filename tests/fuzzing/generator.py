@@ -931,8 +931,8 @@ class _Writer:
 
     def library_calls(self, depth: int, vec: str, acc: str) -> None:
         """NumPy functions sourcediff writes in the subset (``library.py``), one of them
-        called with two choices of its options (``x=None`` and an array), and a matrix
-        built from a list of arrays."""
+        called with two choices of its options (``x=None`` and an array), a matrix
+        built from a list of arrays, ``np.where(c)`` indices and a positional norm order."""
         gx, gy = self.gap_name("X"), self.gap_name("Y")
         calls = [
             f"np.trapezoid({vec} * {vec}, dx=0.5) + np.trapezoid(np.sin({vec}), {vec} * 2.0)",
@@ -941,6 +941,8 @@ class _Writer:
             f" + np.sum(np.cross({vec}[:3], {vec}[1:]))",
             f"np.sum({gx} * {gy}) + np.float64({vec}[0])",
             f"np.sum(np.array([{vec}, np.sin({vec}) * 2.0]) @ {vec})",  # rows of arrays
+            f"np.sum({vec}[np.where({vec} > 0.0)[0]] ** 2)"
+            f" + np.linalg.norm(np.outer({vec}, {vec}), 'fro')",
         ]
         self.emit(depth, f"{gx}, {gy} = np.meshgrid({vec}, {vec}[:3] * {self.scalar(1)})")
         self.emit(depth, f"{acc} = {acc} + 0.1 * ({self.rng.choice(calls)})")
