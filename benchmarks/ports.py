@@ -257,6 +257,39 @@ def gmm(B, alphas, means, log_sd, x, gamma, m_dof):
     return -(constant + total - n * B.logsumexp(alphas, 0)) + prior - wishart
 
 
+def _cross_rows(B, a, b):
+    """Row-wise cross products of two (m, 3) arrays."""
+    return B.xp.stack(
+        [
+            a[:, 1] * b[:, 2] - a[:, 2] * b[:, 1],
+            a[:, 2] * b[:, 0] - a[:, 0] * b[:, 2],
+            a[:, 0] * b[:, 1] - a[:, 1] * b[:, 0],
+        ],
+        1,
+    )
+
+
+def ba(B, cams, X, w, obs, feats):
+    """:func:`kernels_ba.ba` over all observations at once; the zero-rotation branch is a
+    ``where`` with a safe angle, so that neither branch's gradient is NaN."""
+    cam = cams[obs[:, 0]]
+    rot, y = cam[:, 0:3], X[obs[:, 1]] - cam[:, 3:6]
+    sq = B.xp.sum(rot * rot, 1)
+    rotated = sq != 0.0
+    theta = B.xp.sqrt(B.xp.where(rotated, sq, 1.0))[:, None]
+    axis = rot / theta
+    dot = B.xp.sum(axis * y, 1)[:, None]
+    turned = y * B.xp.cos(theta) + _cross_rows(B, axis, y) * B.xp.sin(theta)
+    turned = turned + axis * dot * (1.0 - B.xp.cos(theta))
+    z = B.xp.where(rotated[:, None], turned, y + _cross_rows(B, rot, y))
+    p = z[:, 0:2] / z[:, 2:3]
+    r = B.xp.sum(p * p, 1)[:, None]
+    distortion = 1.0 + cam[:, 9:10] * r + cam[:, 10:11] * r * r
+    err = (p * distortion * cam[:, 6:7] + cam[:, 7:9] - feats) * w[:, None]
+    w_err = 1.0 - w * w
+    return B.xp.sum(err * err) + B.xp.sum(w_err * w_err)
+
+
 #: Kernel name -> port; its integer arguments are static under ``jax.jit``.
 PORTS = {
     "heat": heat,
@@ -269,6 +302,7 @@ PORTS = {
     "gmm": gmm,
     "gray_scott": gray_scott,
     "rk4_rd": rk4_rd,
+    "ba": ba,
 }
 
 BACKENDS = {"jax": jax_backend, "autograd": autograd_backend, "torch": torch_backend}

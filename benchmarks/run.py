@@ -52,8 +52,10 @@ AGREEMENT = 1e-6
 def kernels(scale):
     """The benchmark kernels at their default sizes (``scale`` shrinks the loops)."""
     import handwritten_arrays as ha
+    import handwritten_ba as hb
     import handwritten_more as hm
     import kernels_arrays as ka
+    import kernels_ba as kb
     import kernels_more as km
 
     steps = max(1, int(500 * scale))
@@ -68,11 +70,12 @@ def kernels(scale):
         "gmm": km.gmm_args(1000, 8, 4),
         "gray_scott": km.gray_scott_args(64, max(1, int(50 * scale))),
         "rk4_rd": km.rk4_rd_args(128, max(1, int(100 * scale))),
+        "ba": kb.ba_args(10, 200, 1000),
     }
     found = []
     for name, args in sizes.items():
-        hand = ha if name in ha.GRADS else hm
-        module = ka if hasattr(ka, name) and name in ka.KERNELS else km
+        hand = next(m for m in (ha, hb, hm) if name in m.GRADS)
+        module = next(m for m in (ka, kb, km) if hasattr(m, name))
         found.append(
             Kernel(
                 name,

@@ -194,7 +194,9 @@ def measure_torch(kernel, budget):
     inputs = []
     for position, a in enumerate(kernel.args):
         wanted = position in kernel.argnums
-        if isinstance(a, np.ndarray) or wanted:
+        if isinstance(a, np.ndarray) and a.dtype.kind in "iu":
+            a = torch.tensor(a)  # index arrays keep their integer type
+        elif isinstance(a, np.ndarray) or wanted:
             a = torch.tensor(a, dtype=torch.float64, requires_grad=wanted)
         inputs.append(a)
     leaves = [inputs[k] for k in kernel.argnums]
