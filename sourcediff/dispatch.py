@@ -20,6 +20,7 @@ import numpy as np
 from . import pipeline, verify
 from .dict_params import ArgumentLayout
 from .errors import ArgumentError, SourceDiffError
+from .normalize.small_lengths import MAX_LENGTH
 from .options import PLACEHOLDER, is_option_value, option_value
 from .plan import AutoPlan, snapshots_within
 from .policy import check_policy, memory_budget
@@ -383,9 +384,17 @@ def _type_key(args: tuple) -> tuple:
 def dimension_classes(args: tuple) -> tuple:
     """Which of the array arguments' dimensions are equal: per argument, None or one label
     per axis, equal labels for equal lengths (``(2, 3)`` and ``(3,)`` give
-    ``((0, 1), (1,))``). The derivative is specialized on it, as JAX's on shapes, so that
-    elementwise statements over provably equal shapes fuse into one loop."""
-    labels: dict[int, int] = {}
+    ``((0, ("len", 3)), (("len", 3),))``). The derivative is specialized on it, as JAX's on
+    shapes, so that elementwise statements over provably equal shapes fuse into one loop.
+    A length of at most ``small_arrays.MAX_LENGTH`` that is the last axis of an argument
+    of two axes or more (3 coordinates, 11 camera parameters) is labelled by its value:
+    rows of such an array are split into numbers (``normalize/small_arrays.py``)."""
+    small = {
+        a.shape[-1]
+        for a in args
+        if isinstance(a, np.ndarray) and a.ndim >= 2 and 0 < a.shape[-1] <= MAX_LENGTH
+    }
+    labels: dict[int, object] = {n: ("len", n) for n in small}
     classes = []
     for a in args:
         if isinstance(a, np.ndarray):

@@ -30,7 +30,7 @@ import os
 from collections import Counter
 from typing import TYPE_CHECKING
 
-from . import runtime
+from . import library, runtime
 from .astnodes import walk
 from .custom_writes import argument_write, returns_view
 from .rule import Rule
@@ -121,6 +121,8 @@ def _worth_outlining(entry, taken: set[str], root: str) -> bool:
     if any(isinstance(a, ast.Starred) for c in calls for a in c.args):
         return False
     if _vjp_name(helper.name) in taken or helper.name in _generated_names() | {root}:
+        return False
+    if helper.name in library.DEFINITIONS:  # NumPy's few lines: a small array's operations
         return False
     return _single_result(helper) and _pure(helper) and not _small(helper)
 

@@ -50,6 +50,7 @@ from .normalize.inplace import resolve_inplace_updates
 from .normalize.masks import lower_masks
 from .normalize.rows import hoist_invariant_rows
 from .normalize.scalarize import scalarize
+from .normalize.small_arrays import split_small_arrays
 from .normalize.typed_calls import (
     array_abs_as_numpy,
     every_abs_as_numpy,
@@ -309,6 +310,7 @@ def typed(nf: NormalizedFunction, parsed: ParsedFunction, request: Request) -> T
     copy_written_views(nf.node, types, nf.namer)
     read_extremes_at_index(nf.node, types, nf.namer)
     hoist_invariant_rows(nf.node, types, nf.namer, request.dims)
+    split_small_arrays(nf.node, types, nf.namer, request.dims)
     if scalarizing():
         _shape_analyses(nf, types, request.dims)
         scalarize(nf, types, request.dims, types.shapes)

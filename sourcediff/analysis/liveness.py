@@ -80,13 +80,17 @@ def entry_state(nf, loop: ast.For | ast.While, live_at_entry: set[str]) -> list[
     """The variables an iteration of outermost ``loop`` of normalized function ``nf``
     starts from, restored before it re-runs (recompute and revolve); ``live_at_entry``:
     what the reverse of earlier code reads, restored after the loop re-runs too."""
-    every_name = {n.id for n in walk(nf.node) if isinstance(n, ast.Name)}
+    # What code after the loop reads is not part of an iteration's state: a re-run
+    # iteration is followed by its own reverse part, which reads only what the
+    # iteration's forward part read (its operands), so the values the iteration reads
+    # before writing them are the whole state (a name set in one branch and read only
+    # in that branch is not).
     # Temporaries, inner loop variables and trip counters are set before they are read in
     # every iteration; only the user's variables can carry values between iterations.
     inner = {n.target.id for n in walk(loop) if isinstance(n, ast.For) and n is not loop}
     counters = {c.name for c in nf.counters.values()}
     local = nf.temps | inner | counters
-    names = [n for n in iteration_state(loop, every_name) if n not in local]
+    names = [n for n in iteration_state(loop, set()) if n not in local]
     # What the loop overwrites and earlier code's reverse reads is restored after it too.
     overwritten = {ir.target_name(s) for s in walk(loop) if isinstance(s, ast.Assign)}
     stores = [n for n in walk(loop) if isinstance(n, ast.Name)]
