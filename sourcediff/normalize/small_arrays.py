@@ -64,6 +64,7 @@ from ..astnodes import clone, walk
 from ..naming import Namer
 from ..transform.signature import written_arrays
 from .elements import elementwise_operands
+from .known_tests import fold_known_tests
 from .small_lengths import (
     constant_slice,
     copied,
@@ -81,7 +82,8 @@ REDUCTIONS = {"np.sum": "sum", "dot": "dot", "np.dot": "dot"}
 
 def split_small_arrays(node: ast.FunctionDef, types: TypeTable, namer: Namer, dims) -> None:
     """Rewrite, in place, every array of ``node`` that can be split (module docstring);
-    ``dims``: the caller's axis labels (``dispatch.dimension_classes``)."""
+    ``dims``: the caller's axis labels (``dispatch.dimension_classes``). Then the tests
+    that compare constants are decided (``known_tests.py``)."""
     trailing = row_lengths(node, types, dims)
     if not trailing:
         return
@@ -95,6 +97,7 @@ def split_small_arrays(node: ast.FunctionDef, types: TypeTable, namer: Namer, di
     for names in parts.values():
         types.variables.update(dict.fromkeys(names, FLOAT))
     _Rewriter(parts, rows, types, namer).block(node.body)
+    fold_known_tests(node)  # an inlined helper's checks of shapes now compare constants
 
 
 def _splittable(node, types: TypeTable, lengths: dict, rows: dict, trailing: dict) -> set:

@@ -127,6 +127,14 @@ INDEX_ARRAYS = ["np.arange(4) // 2", "3 - np.arange(4)", "(np.arange(4) * 2) % 3
 # when it calls them (float32 is mixed only with float64 arrays' elements, which NumPy and
 # Numba both promote to float64).
 GAP_HELPERS = {
+    "turn": """def turn(v, axis, s):
+    sq = np.sum(axis * axis)
+    if sq > 0.25:
+        n = math.sqrt(sq)
+        u = axis / n
+        c = math.cos(n * s)
+        return v * c + np.cross(u, v) * math.sin(n * s) + u * (np.dot(u, v) * (1.0 - c))
+    return v + np.cross(axis, v) * s""",
     "W32": "W32 = np.array([0.5, -0.25, 1.5, 0.75], dtype=np.float32)  # a float32 constant",
     "bump_at": """def bump_at(arr, i, s):
     arr[i] = arr[i] * 0.5 + s
@@ -234,6 +242,8 @@ class _Writer:
         # Options: strings and None that select code, in f (a defaulted parameter) and in
         # a helper (given in the call).
         self.option_rng = random.Random(f"options {rng.getstate()[1][:4]}")
+        # Rows of m as small vectors (split into numbers by sourcediff).
+        self.small_rng = random.Random(f"small {rng.getstate()[1][:4]}")
 
     def fresh(self, stem: str) -> str:
         self.counter += 1
@@ -297,6 +307,8 @@ class _Writer:
                 self.everyday_forms(depth)
             if self.gaps and self.option_rng.random() < 0.03:
                 self.options_forms(depth)
+            if self.gaps and self.small_rng.random() < 0.04:
+                self.small_vectors(depth)
             if self.extras and self.extra_rng.random() < 0.12:
                 extra_construct(self, depth)
 
@@ -926,6 +938,40 @@ class _Writer:
             self.library_calls(depth, vec, acc)
             self.emit(depth, f"{self.sum_target()} {acc}")
             self.tags.add(f"options_{kind}_{'none' if weights == 'None' else 'array'}")
+        finally:
+            self.rng = main
+
+    def small_vectors(self, depth: int) -> None:
+        """Rows of ``m`` as small vectors: constant slices of a row (a negative start too),
+        ``np.cross`` and ``np.dot`` of 3-vectors, a helper rotating a vector that returns
+        early on one branch, the last element by a negative index, ``len`` of a vector, and
+        sometimes a row written into a matrix; sourcediff splits such arrays into numbers
+        (``normalize/small_arrays.py``)."""
+        main, self.rng = self.rng, self.small_rng
+        try:
+            self.gap_count += 1
+            i, p, q, r = (self.gap_name(stem) for stem in ("i", "p", "q", "r"))
+            acc = self.gap_name("s")
+            self.emit(depth, f"{acc} = 0.0")
+            self.emit(depth, f"for {i} in range(m.shape[0]):")
+            self.emit(depth + 1, f"{p} = m[{i}]")
+            self.emit(depth + 1, f"{q} = {p}[0:3] * {self.scalar(1)} - {p}[1:4]")
+            form = self.rng.choice(["cross", "turn", "both"])
+            if form == "turn":
+                self.emit(depth + 1, f"{r} = {q} * {p}[-1]")
+            else:
+                self.emit(depth + 1, f"{r} = np.cross({q}, {p}[:3]) + {p}[-3:] * 0.5")
+            if form != "cross":
+                self.gap_helpers.add("turn")
+                self.emit(depth + 1, f"{r} = turn({r}, {q}, {self.scalar(1)})")
+            k = self.rng.randrange(4)
+            self.emit(
+                depth + 1,
+                f"{acc} += np.dot({r}, {q}) * 0.1 + np.sum({r} * {r}) / len({r})"
+                f" + {r}[-1] * {p}[{k}]",
+            )
+            self.emit(depth, f"{self.sum_target()} {acc} * 0.1")
+            self.tags.add(f"small_vectors_{form}")
         finally:
             self.rng = main
 
