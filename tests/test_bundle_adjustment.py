@@ -36,9 +36,7 @@ def test_the_hand_adjoint_is_right():
 @pytest.mark.parametrize("policy", POLICIES, ids=str)
 def test_gradient_matches_the_hand_adjoint(policy, point):
     args = POINTS[point]
-    value, grads = sd.value_and_grad(KERNEL.ba, argnums=(0, 1, 2), policy=policy, jit=False)(
-        *args
-    )
+    value, grads = sd.value_and_grad(KERNEL.ba, argnums=(0, 1, 2), policy=policy, jit=False)(*args)
     want = HAND.ba_grad(*args)
     assert value == pytest.approx(want[0], rel=1e-12)
     for got, expected in zip(grads, want[1:]):
