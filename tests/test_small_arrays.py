@@ -5,6 +5,7 @@ of a parameter written later, a written array another name shares), whose values
 split would change."""
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -29,6 +30,28 @@ def _turn(v, k, s):
         c = math.cos(n * s)
         return v * c + np.cross(u, v) * math.sin(n * s) + u * (np.dot(u, v) * (1.0 - c))
     return v + np.cross(k, v) * s
+
+
+def particles(pos, vel, m, steps, dt):
+    """Softened gravity written with rows (``r = x[j] - x[i]``, ``f[i] += s * r``),
+    explicit Euler; the final kinetic energy."""
+    x = pos.copy()
+    v = vel.copy()
+    for _ in range(steps):
+        f = np.zeros((x.shape[0], 3))
+        for i in range(x.shape[0]):
+            for j in range(i + 1, x.shape[0]):
+                r = x[j] - x[i]
+                d2 = np.dot(r, r) + 0.01
+                s = m[i] * m[j] / (d2 * math.sqrt(d2))
+                f[i] += s * r
+                f[j] -= s * r
+        v = v + dt * f / m[:, None]
+        x = x + dt * v
+    e = 0.0
+    for i in range(x.shape[0]):
+        e += 0.5 * m[i] * np.dot(v[i], v[i])
+    return e
 
 
 def row_before_write(P, x):
@@ -58,6 +81,17 @@ def _points():
 def test_rows_rotated_by_a_helper(policy, jit):
     points, axis = _points()
     sd.check_grad(turned, points, axis, 0.7, argnums=(0, 1, 2), policy=policy, jit=jit)
+
+
+@pytest.mark.parametrize("jit", [False, True], ids=["py", "jit"])
+@pytest.mark.parametrize("policy", ["store", "recompute", sd.Checkpoint(snapshots=2)], ids=str)
+def test_particles_written_with_rows(policy, jit):
+    rng = np.random.default_rng(5)
+    args = (rng.normal(size=(4, 3)), 0.1 * rng.normal(size=(4, 3)), rng.uniform(0.5, 1.5, 4))
+    sd.check_grad(particles, *args, 3, 0.01, argnums=(0, 1, 2), policy=policy, jit=jit)
+    source = sd.adjoint_source(particles, argnums=(0, 1), policy=policy, args=(*args, 3, 0.01))
+    assert "r_2 = x[j, 2] - x[i, 2]" in source  # the rows of x and f are read as numbers
+    assert re.search(r"= f\[i, 2\] \+ s \* r_2\n", source)
 
 
 def test_the_derivative_reads_numbers_not_small_arrays():

@@ -66,10 +66,12 @@ from ..transform.signature import written_arrays
 from .elements import elementwise_operands
 from .known_tests import fold_known_tests
 from .small_lengths import (
+    Rows,
     constant_slice,
     copied,
     int_constant,
     known_lengths,
+    readable_row_reads,
     row_lengths,
     row_read,
     value_length,
@@ -88,7 +90,7 @@ def split_small_arrays(node: ast.FunctionDef, types: TypeTable, namer: Namer, di
     if not trailing:
         return
     written = written_arrays(node)
-    rows = {p: k for p, k in trailing.items() if p not in written}
+    rows = Rows(trailing, readable_row_reads(node, trailing, written, types))
     lengths = known_lengths(node, types, rows)
     split = _splittable(node, types, lengths, rows, trailing)
     if not split:

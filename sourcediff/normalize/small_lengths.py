@@ -25,8 +25,10 @@ arrays of a constant length (``literal_buffer(3, x)``, ``np.zeros(3)``) and copi
 from __future__ import annotations
 
 import ast
+from collections import Counter
 
 from .. import ir, rules
+from ..analysis.sharing import alias_classes
 from ..analysis.types import TypeTable
 from ..astnodes import walk
 from .elements import FRESH, elementwise_operands, is_number
@@ -36,19 +38,174 @@ MAX_LENGTH = 16
 
 
 def row_lengths(node: ast.FunctionDef, types: TypeTable, dims) -> dict[str, int]:
-    """Parameters of two axes or more whose last axis has a known length, by name."""
+    """2-D float64 arrays whose last axis has a known length at every binding, by name:
+    parameters the caller's labels give one (``("len", n)``), and the arrays computed from
+    them or made with a constant last length (``np.zeros((n, 3))``), their copies and
+    elementwise results (a length-1 axis, ``m[:, None]``, broadcasting)."""
     params = [a.arg for a in node.args.args]
-    rows = {}
+    caller = {}
     for name, axes in zip(params, dims or ()):
         last = axes[-1] if axes and len(axes) >= 2 else None
-        if isinstance(last, tuple) and last[0] == "len" and last[1] <= MAX_LENGTH:
-            rows[name] = last[1]
-    return rows
+        if isinstance(last, tuple) and last[0] == "len":
+            caller[name] = last[1]
+    bindings: dict[str, list] = {n: [ast.Name(f"{n}@caller", ast.Load())] for n in params}
+    for sub in walk(node):
+        if isinstance(sub, ast.Assign) and isinstance(sub.targets[0], ast.Name):
+            bindings.setdefault(sub.targets[0].id, []).append(sub.value)
+        elif isinstance(sub, (ast.For, ast.AugAssign)) or ir.is_permutation(sub):
+            target = sub.targets[0] if isinstance(sub, ast.Assign) else sub.target
+            for name in {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}:
+                bindings.setdefault(name, []).append(ast.Constant(None))
+    matrices = {n for n in bindings if _matrix(types.variables.get(n))}
+    known = {f"{n}@caller": k for n, k in caller.items()}
+    found = _agreed({n: bindings[n] for n in matrices}, known, types)
+    return {n: k for n, k in found.items() if "@" not in n and k <= MAX_LENGTH}
+
+
+def _matrix(kind) -> bool:
+    return kind is not None and kind.kind == "array" and kind.ndim == 2 and kind.dtype == "float64"
+
+
+def _agreed(bindings: dict, known: dict, types: TypeTable) -> dict[str, int]:
+    """Last-axis lengths every binding agrees on, assumed where a binding reads the name
+    itself (``x = x + dt * v`` in a loop), then checked."""
+    lengths = dict(known)
+    changed = True
+    while changed:
+        changed = False
+        for name in sorted(set(bindings) - set(lengths)):
+            found = {_last_length(v, lengths, types) for v in bindings[name]} - {None}
+            if len(found) == 1:
+                lengths[name] = found.pop()
+                changed = True
+    changed = True
+    while changed:
+        changed = False
+        for name in sorted(set(bindings) & set(lengths)):
+            if {_last_length(v, lengths, types) for v in bindings[name]} != {lengths[name]}:
+                del lengths[name]
+                changed = True
+    return lengths
+
+
+def _last_length(value: ast.expr, lengths: dict, types: TypeTable) -> int | None:
+    """The last-axis length of the 2-D array ``value`` computes, when known."""
+    source = copied(value)
+    if source is not None:
+        return lengths.get(source)
+    call = rules.call_path(value.func) if isinstance(value, ast.Call) else ""
+    if call in FRESH and len(value.args) == 1 and not value.keywords:
+        shape = value.args[0]
+        last = shape.elts[-1] if isinstance(shape, ast.Tuple) and len(shape.elts) == 2 else None
+        return int_constant(last)
+    if call in ("np.expand_dims", "expand_axis") and len(value.args) == 2:
+        vector = _kind(value.args[0], types)
+        return (
+            1
+            if vector is not None and vector.ndim == 1 and int_constant(value.args[1]) in (1, -1)
+            else None
+        )
+    operands = elementwise_operands(value)
+    if operands is None:
+        return None
+    found = set()
+    for operand in operands:
+        kind = _kind(operand, types)
+        if is_number(operand, types):
+            continue
+        if kind is None or kind.ndim != 2 or lengths.get(operand.id) is None:
+            return None
+        found.add(lengths[operand.id])
+    wider = found - {1}
+    if not found or len(wider) > 1:
+        return None
+    return wider.pop() if wider else 1
+
+
+def _kind(operand: ast.expr, types: TypeTable):
+    return types.variables.get(operand.id) if isinstance(operand, ast.Name) else None
+
+
+class Rows(dict):
+    """Last-axis lengths of 2-D arrays, by name, and which row reads of them may be read
+    as numbers where they are taken (``readable``: ids of the reads; None: every one)."""
+
+    def __init__(self, lengths: dict, readable: set | None = None):
+        super().__init__(lengths)
+        self.readable = readable
+
+
+def readable_row_reads(node: ast.FunctionDef, rows: dict, written: set, types) -> set[int]:
+    """The row reads ``t = A[i, :]`` whose elements can be read where the row is taken: of
+    an array nothing writes into, or whose every use comes, in the same block, before
+    anything writes into ``A`` or may (a call given it, a statement that is no assignment)."""
+    classes = alias_classes(node, types)
+    counts = Counter(n.id for n in walk(node) if isinstance(n, ast.Name))
+    readable = set()
+    for block in (b for sub in walk(node) for b in _blocks(sub)):
+        for position, stmt in enumerate(block):
+            if not (isinstance(stmt, ast.Assign) and isinstance(stmt.targets[0], ast.Name)):
+                continue
+            base = row_read(stmt.value, Rows(rows), types)
+            if base is None:
+                continue
+            sharing = classes.get(base, {base})
+            safe = not (sharing & written) or _used_before_writes(
+                block[position + 1 :], stmt.targets[0].id, sharing, counts
+            )
+            if safe:
+                readable.add(id(stmt.value))
+    return readable
+
+
+def _blocks(node: ast.AST) -> list[list[ast.stmt]]:
+    fields = [getattr(node, f, None) for f in ("body", "orelse")]
+    return [f for f in fields if isinstance(f, list)]
+
+
+def _used_before_writes(after: list[ast.stmt], row: str, sharing: set, counts) -> bool:
+    """Whether every other mention of ``row`` is in ``after``, before anything may write
+    into the arrays of ``sharing``, and none binds another name to the row's memory."""
+    seen = 1  # the row read itself
+    for stmt in after:
+        if seen == counts[row]:
+            return True
+        if not isinstance(stmt, ast.Assign) or ir.is_permutation(stmt):
+            return False
+        if ir.is_element_write(stmt) and ir.target_name(stmt) in sharing:
+            return False
+        if any(sharing & _names(call.args) for call in _calls(stmt.value)):
+            return False  # a call given the array may write into it
+        value = stmt.value
+        if isinstance(value, (ast.Name, ast.Subscript)) and _view_of(value) == row:
+            return False  # another name for the row's memory
+        seen += sum(1 for n in ast.walk(stmt) if isinstance(n, ast.Name) and n.id == row)
+    return seen == counts[row]
+
+
+def _calls(value: ast.expr) -> list[ast.Call]:
+    return [c for c in ast.walk(value) if isinstance(c, ast.Call)]
+
+
+def _names(nodes: list[ast.expr]) -> set[str]:
+    return {n.id for node in nodes for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+
+def _view_of(value: ast.expr) -> str | None:
+    """``a`` of ``a`` or of a slice ``a[1:]`` (another name for its memory)."""
+    if isinstance(value, ast.Name):
+        return value.id
+    sliced = isinstance(value.slice, ast.Slice) and isinstance(value.value, ast.Name)
+    return value.value.id if sliced else None
 
 
 def row_read(value: ast.expr, rows: dict, types: TypeTable) -> str | None:
-    """The parameter of a row read ``P[i]`` / ``P[i, :]`` of a 2-D parameter, else None."""
+    """The array of a row read ``P[i]`` / ``P[i, :]`` of a 2-D array in ``rows`` (a
+    :class:`Rows`: one it may read as numbers), else None."""
     if not (isinstance(value, ast.Subscript) and isinstance(value.value, ast.Name)):
+        return None
+    readable = getattr(rows, "readable", None)
+    if readable is not None and id(value) not in readable:
         return None
     base = value.value.id
     kind = types.variables.get(base)

@@ -970,6 +970,14 @@ class _Writer:
                 f"{acc} += np.dot({r}, {q}) * 0.1 + np.sum({r} * {r}) / len({r})"
                 f" + {r}[-1] * {p}[{k}]",
             )
+            if self.rng.random() < 0.5:  # rows of a local array, read and written
+                rows = self.gap_name("f")
+                self.lines.insert(self.top_insert, f"    {rows} = np.zeros((m.shape[0], 3))")
+                self.top_insert += 1
+                self.emit(depth + 1, f"{rows}[{i}] += {r} * 0.5")
+                self.emit(depth + 1, f"{rows}[-1 - {i}] -= {q} * {rows}[{i}][0]")
+                self.emit(depth, f"{acc} += np.sum({rows} * {rows}) * 0.1")
+                self.tags.add("small_vectors_rows")
             self.emit(depth, f"{self.sum_target()} {acc} * 0.1")
             self.tags.add(f"small_vectors_{form}")
         finally:
