@@ -76,15 +76,25 @@ def _points():
     return points, axis
 
 
-@pytest.mark.parametrize("jit", [False, True], ids=["py", "jit"])
-@pytest.mark.parametrize("policy", ["store", "recompute", sd.Checkpoint(snapshots=2)], ids=str)
+#: Every policy as Python; compiled under store and revolve (the fuzzer's small_vectors
+#: programs run every policy compiled).
+RUNS = [
+    ("store", False),
+    ("recompute", False),
+    (sd.Checkpoint(snapshots=2), False),
+    ("store", True),
+    (sd.Checkpoint(snapshots=2), True),
+]
+RUN_IDS = ["store-py", "recompute-py", "revolve-py", "store-jit", "revolve-jit"]
+
+
+@pytest.mark.parametrize(("policy", "jit"), RUNS, ids=RUN_IDS)
 def test_rows_rotated_by_a_helper(policy, jit):
     points, axis = _points()
     sd.check_grad(turned, points, axis, 0.7, argnums=(0, 1, 2), policy=policy, jit=jit)
 
 
-@pytest.mark.parametrize("jit", [False, True], ids=["py", "jit"])
-@pytest.mark.parametrize("policy", ["store", "recompute", sd.Checkpoint(snapshots=2)], ids=str)
+@pytest.mark.parametrize(("policy", "jit"), RUNS, ids=RUN_IDS)
 def test_particles_written_with_rows(policy, jit):
     rng = np.random.default_rng(5)
     args = (rng.normal(size=(4, 3)), 0.1 * rng.normal(size=(4, 3)), rng.uniform(0.5, 1.5, 4))
