@@ -255,3 +255,25 @@ def test_a_shape_unpacked_beyond_the_rank_names_the_users_line(jit):
         sd.grad(unpacks_a_matrix_shape, jit=jit)(np.ones(3))
     assert f":{unpacks_a_matrix_shape.__code__.co_firstlineno + 1}" in str(error.value)
     np.testing.assert_allclose(sd.grad(unpacks_a_matrix_shape)(np.ones((2, 3))), 6.0)
+
+
+def region_write_in_a_pruned_branch(x, m, c):
+    t3d = np.stack((m, np.outer(x, x)), axis=0)
+    if c > 1.0:
+        return np.sum(t3d) * c
+    elif -1.37 > 0.2:  # never taken: Numba prunes the branch, and with it the region's save
+        t3d[:, 1:3, :] += 0.5 * t3d[:, :2, :]
+        c = c + 0.1 * np.sum(x * x)
+    for i in range(0, 4, 2):
+        c += x[1]
+    return np.sum(t3d**2) * c
+
+
+@pytest.mark.parametrize("c", [0.5, 2.0])
+def test_a_region_saved_in_a_branch_numba_prunes_compiles(c):
+    """The copy of ``t3d[:, 1:3, :]`` was saved in the branch and restored in the same
+    branch of the reverse sweep; Numba, pruning the constant test, found the restore's
+    copy never defined ("Type of variable 't3d_prev.1' cannot be determined"; fuzzer
+    ``--gaps --jit`` seed 24123). Array slots of saves outside loops are defined first."""
+    x = np.array([0.3, -0.5, 0.8, 1.1])
+    sd.check_grad(region_write_in_a_pruned_branch, x, np.outer(x, x[::-1]), c, argnums=(0, 1, 2))

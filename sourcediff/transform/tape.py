@@ -62,6 +62,10 @@ class Tapes:
         self.reference_lists: dict[str, str] = {}
         self.region_types: dict[str, object] = {}
         self.unassigned: set[str] = set()  # saved where they may not be assigned yet
+        #: Array slots of saves outside loops, by name: defined first, since a save in one
+        #: branch and its restore in the same branch of the reverse sweep are two ``if``s
+        #: to Numba, which cannot type an array some paths leave unbound.
+        self.array_slots: dict[str, object] = {}
 
     def save(self, var: str, loops: list[ast.stmt], element: ast.Subscript | None = None):
         """Forward statements that save ``var`` (or one element of it) and reverse ones that
@@ -73,6 +77,8 @@ class Tapes:
             return self._save_region(var, element, loops)
         if not loops:
             slot = self.namer.fresh(f"{var}_prev")
+            if element is None and self.types[var].kind == "array":
+                self.array_slots[slot] = self.types[var]
             return [Save(slot, value)], [Restore(value, slot)]
         tape = self._tape(var, loops[0], self._exact(loops))
         tape.sites.append(list(loops))
@@ -89,6 +95,7 @@ class Tapes:
         copy = f"{ast.unparse(readable(element))}.copy()"
         if not loops:
             slot = self.namer.fresh(f"{var}_prev")
+            self.array_slots[slot] = region_type(self.types[var], element, self.types)
             return [Save(slot, copy)], [Restore(region, slot)]
         # One list per region rank: m[:, 1] and m[...] are saved in different lists.
         item = region_type(self.types[var], element, self.types)
@@ -182,6 +189,8 @@ class Tapes:
         for var in sorted((self.loop_saved | self.unassigned) - self.params):
             # The first push reads the variable before the loop defines it.
             out.append(_parse(f"{var} = {placeholder(self.types[var])}"))
+        for slot, kind in sorted(self.array_slots.items()):
+            out.append(_parse(f"{slot} = {placeholder(kind)}"))
         for var, refs in self.reference_lists.items():
             item = self.region_types.get(var) or self.types[var]
             out.append(NewList(refs, array_type_name(item)))
