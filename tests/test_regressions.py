@@ -264,7 +264,7 @@ def region_write_in_a_pruned_branch(x, m, c):
     elif -1.37 > 0.2:  # never taken: Numba prunes the branch, and with it the region's save
         t3d[:, 1:3, :] += 0.5 * t3d[:, :2, :]
         c = c + 0.1 * np.sum(x * x)
-    for i in range(0, 4, 2):
+    for _ in range(0, 4, 2):
         c += x[1]
     return np.sum(t3d**2) * c
 
