@@ -31,18 +31,10 @@ is computed differently.
 from __future__ import annotations
 
 import ast
-import operator
 
 from ..astnodes import walk
+from ..transform.simplify import COMPARISONS
 
-_COMPARISONS = {
-    ast.Eq: operator.eq,
-    ast.NotEq: operator.ne,
-    ast.Lt: operator.lt,
-    ast.LtE: operator.le,
-    ast.Gt: operator.gt,
-    ast.GtE: operator.ge,
-}
 UNKNOWN = object()
 
 
@@ -103,7 +95,7 @@ def _value(expr: ast.expr, known: dict):
             return UNKNOWN
         return all(values) if isinstance(expr.op, ast.And) else any(values)
     if isinstance(expr, ast.Compare) and len(expr.ops) == 1:
-        compare = _COMPARISONS.get(type(expr.ops[0]))
+        compare = COMPARISONS.get(type(expr.ops[0]))
         left, right = _value(expr.left, known), _value(expr.comparators[0], known)
         if compare is not None and UNKNOWN not in (left, right):
             return compare(left, right)

@@ -65,11 +65,11 @@ from ..naming import Namer
 from ..transform.signature import written_arrays
 from .elements import elementwise_operands
 from .known_tests import fold_known_tests
+from .rearrange import constant_int
 from .small_lengths import (
     Rows,
     constant_slice,
     copied,
-    int_constant,
     known_lengths,
     readable_row_reads,
     row_lengths,
@@ -161,7 +161,7 @@ def _names(tree: ast.AST) -> set[str]:
 
 def _position(index: ast.expr, length: int) -> int | None:
     """The element a constant index names in ``length`` elements (negative from the end)."""
-    k = int_constant(index)
+    k = constant_int(index)
     if k is None or not -length <= k < length:
         return None
     return k % length

@@ -32,6 +32,7 @@ from ..analysis.sharing import alias_classes
 from ..analysis.types import TypeTable
 from ..astnodes import walk
 from .elements import FRESH, elementwise_operands, is_number
+from .rearrange import constant_int
 
 #: The longest trailing axis the derivative is specialized on, and split into numbers.
 MAX_LENGTH = 16
@@ -97,12 +98,12 @@ def _last_length(value: ast.expr, lengths: dict, types: TypeTable) -> int | None
     if call in FRESH and len(value.args) == 1 and not value.keywords:
         shape = value.args[0]
         last = shape.elts[-1] if isinstance(shape, ast.Tuple) and len(shape.elts) == 2 else None
-        return int_constant(last)
+        return constant_int(last)
     if call in ("np.expand_dims", "expand_axis") and len(value.args) == 2:
         vector = _kind(value.args[0], types)
         return (
             1
-            if vector is not None and vector.ndim == 1 and int_constant(value.args[1]) in (1, -1)
+            if vector is not None and vector.ndim == 1 and constant_int(value.args[1]) in (1, -1)
             else None
         )
     operands = elementwise_operands(value)
@@ -236,22 +237,13 @@ def constant_slice(index: ast.expr, length: int) -> range | None:
         return None
     bounds = []
     for part in (index.lower, index.upper, index.step):
-        value = int_constant(part)
+        value = constant_int(part)
         if part is not None and value is None:
             return None
         bounds.append(value)
     if bounds[2] == 0:
         return None
     return range(length)[slice(*bounds)]
-
-
-def int_constant(node) -> int | None:
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-        inner = int_constant(node.operand)
-        return None if inner is None else -inner
-    if isinstance(node, ast.Constant) and type(node.value) is int:
-        return node.value
-    return None
 
 
 def _fresh_length(value: ast.expr) -> int | None:
@@ -263,7 +255,7 @@ def _fresh_length(value: ast.expr) -> int | None:
         size = value.args[0]
         if isinstance(size, ast.Tuple) and len(size.elts) == 1:
             size = size.elts[0]
-        return int_constant(size)
+        return constant_int(size)
     return None
 
 

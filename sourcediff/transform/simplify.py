@@ -73,7 +73,7 @@ class _Simplify(ast.NodeTransformer):
         self.generic_visit(node)
         left, right = _const(node.left), _const(node.comparators[0])
         if len(node.ops) == 1 and left is not None and right is not None:
-            compare = _COMPARISONS.get(type(node.ops[0]))
+            compare = COMPARISONS.get(type(node.ops[0]))
             if compare is not None:
                 return ast.Constant(compare(left, right))
         return node
@@ -92,7 +92,8 @@ class _Simplify(ast.NodeTransformer):
         return node
 
 
-_COMPARISONS = {
+#: Python's comparison operators, by AST node type.
+COMPARISONS = {
     ast.Eq: operator.eq,
     ast.NotEq: operator.ne,
     ast.Lt: operator.lt,
