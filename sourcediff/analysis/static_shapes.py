@@ -39,7 +39,7 @@ import ast
 
 from .. import ir, rules
 from ..astnodes import walk
-from ..normalize.elements import FRESH, LIKE, UNARY_UFUNCS, Shapes
+from ..normalize.elements import FRESH, LIKE, UNARY_UFUNCS, Shapes, label_symbol
 
 UNKNOWN = None
 MATRIX_PRODUCTS = {"matmul", "np.dot", "np.matmul"}
@@ -114,7 +114,7 @@ def _caller(name: str) -> str:
 def _caller_shapes(params: list[str], dims) -> dict[str, tuple]:
     """Each array argument's shape as the request's dimension classes give it."""
     return {
-        name: tuple(("class", label) for label in axes)
+        name: tuple(label_symbol(label) for label in axes)
         for name, axes in zip(params, dims or ())
         if axes is not None
     }
@@ -178,6 +178,8 @@ def _length_symbol(value, shapes: dict, lengths: dict):
     ``len(range(n))`` of a length ``n``."""
     if value is None:
         return None
+    if isinstance(value, ast.Constant) and type(value.value) is int:
+        return ("constant", value.value)  # np.zeros((n, 3))
     if isinstance(value, ast.Name):
         return lengths.get(value.id)
     if ir.shape_axis(value) is not None:

@@ -102,9 +102,9 @@ class Shapes:
                 self.fixed[name] = tuple(("shape", name, k) for k in range(kind.ndim))
         for name, axes in zip(params, dims or ()):
             if axes is not None and stores[name] == 1:
-                self.fixed[name] = tuple(("class", label) for label in axes)
+                self.fixed[name] = tuple(label_symbol(label) for label in axes)
                 for k, label in enumerate(axes):
-                    self.sources.setdefault(("class", label), (name, k))
+                    self.sources.setdefault(label_symbol(label), (name, k))
         self._rebound({n: s for n, s in (known or {}).items() if stores[n] > 1}, params)
         if node is not None:
             self._bound_once(node, {n for n, count in stores.items() if count == 1})
@@ -391,6 +391,15 @@ def index_key(index: list[ast.expr]) -> ast.expr:
 
 def _subscript(base: str, index: list[ast.expr]) -> ast.Subscript:
     return ast.Subscript(ast.Name(base, ast.Load()), index_key(index), ast.Load())
+
+
+def label_symbol(label) -> tuple:
+    """The length symbol of a caller's axis label (``dispatch.dimension_classes``): a
+    length the derivative is specialized on, ``("len", 3)``, is the constant 3 (as in
+    ``np.zeros((n, 3))``); any other label is a class of equal lengths."""
+    if isinstance(label, tuple) and label[0] == "len":
+        return ("constant", label[1])
+    return ("class", label)
 
 
 def _length(part: ast.expr, lengths: dict):
