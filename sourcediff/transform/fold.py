@@ -135,13 +135,17 @@ class _Liveness:
     def __init__(self, function: ast.FunctionDef):
         self.function = function
         self.after = None
+        self.sources: dict[str, set[str]] = {}  # copies propagated since the analysis
 
     def live_after(self, stmt: ast.stmt) -> frozenset:
         # A statement the analysis has not seen (made since) gets a fresh analysis.
         if self.after is None or stmt not in self.after:
             self.after = live_after_statements(self.function)
+            self.sources = {}
         live = self.after.get(stmt)
-        return live if live is not None else frozenset(self.everything())
+        if live is None:
+            return frozenset(self.everything())
+        return self._with_sources(live) if self.sources else live
 
     def everything(self) -> set[str]:
         return {n.id for n in walk(self.function) if isinstance(n, ast.Name)}
@@ -149,10 +153,19 @@ class _Liveness:
     def renamed(self, name: str, source: str) -> None:
         """After the reads of ``name`` became reads of ``source`` (a copy propagated):
         ``source`` is live wherever ``name`` was. An over-approximation, which can only
-        hold a fold back, instead of a new analysis of the whole function per copy."""
-        for stmt, live in self.after.items() if self.after is not None else ():
-            if name in live:
-                self.after[stmt] = live | {source}
+        hold a fold back, instead of a new analysis of the whole function per copy; kept
+        aside and added when a statement's live names are asked for."""
+        if self.after is not None:
+            self.sources.setdefault(name, set()).add(source)
+
+    def _with_sources(self, live: frozenset) -> frozenset:
+        added, pending = set(), [n for n in live if n in self.sources]
+        while pending:
+            for source in self.sources[pending.pop()]:
+                if source not in live and source not in added:
+                    added.add(source)
+                    pending += [source] if source in self.sources else []
+        return live | added if added else live
 
 
 def _rewrite_at(stmts, index: int, counts: _Counts, liveness, summaries) -> bool:

@@ -24,13 +24,12 @@ def gray_scott(u, v, feed, kill, steps):
         t26 = feed + kill
         # golden_functions.py:79: lu = np.roll(u, 1, 0) + np.roll(u, -1, 0) + np.roll(u, 1, 1) + np.roll(u, -1, 1) - 4.0 * u
         t30 = u.shape[0]
-        t31 = u.shape[1]
+        t31 = 5
         t32 = max(t30, 0)
-        t33 = max(t31, 0)
-        u2 = np.empty((t32, t33))
-        v2 = np.empty((t32, t33))
+        u2 = np.empty((t32, 5))
+        v2 = np.empty((t32, 5))
         for j in range(t30):
-            for j2 in range(t31):
+            for j2 in range(5):
                 # golden_functions.py:80: lv = np.roll(v, 1, 0) + np.roll(v, -1, 0) + np.roll(v, 1, 1) + np.roll(v, -1, 1) - 4.0 * v
                 lv = v[j - 1 if j >= 1 else t30 - 1, j2] + v[j + 1 if j + 1 < t30 else 0, j2] + v[j, j2 - 1 if j2 >= 1 else t31 - 1] + v[j, j2 + 1 if j2 + 1 < t31 else 0] - 4.0 * v[j, j2]
                 # golden_functions.py:81: uvv = u * v * v
@@ -44,12 +43,11 @@ def gray_scott(u, v, feed, kill, steps):
         # golden_functions.py:83: v = v + 0.08 * lv + uvv - (feed + kill) * v
         v = v2
     # golden_functions.py:84: return np.sum(v * v)
-    t48 = u.shape[1]
     t28_sum = 0.0
     for j3 in range(u.shape[0]):
-        for j4 in range(t48):
-            t49 = v[j3, j4]
-            t28_sum = t28_sum + t49 * t49
+        for j4 in range(5):
+            t46 = v[j3, j4]
+            t28_sum = t28_sum + t46 * t46
     return t28_sum
 
 
@@ -65,14 +63,13 @@ def gray_scott_vjp(u, v, feed, kill, steps, gray_scott_bar):
         t26 = feed + kill
         # golden_functions.py:79: lu = np.roll(u, 1, 0) + np.roll(u, -1, 0) + np.roll(u, 1, 1) + np.roll(u, -1, 1) - 4.0 * u
         t30 = u.shape[0]
-        t31 = u.shape[1]
+        t31 = 5
         t32 = max(t30, 0)
-        t33 = max(t31, 0)
-        u2 = np.empty((t32, t33))
-        v2 = np.empty((t32, t33))
+        u2 = np.empty((t32, 5))
+        v2 = np.empty((t32, 5))
         n_j = len(range(t30))
         for j in range(t30):
-            for j2 in range(t31):
+            for j2 in range(5):
                 # golden_functions.py:80: lv = np.roll(v, 1, 0) + np.roll(v, -1, 0) + np.roll(v, 1, 1) + np.roll(v, -1, 1) - 4.0 * v
                 lv = v[j - 1 if j >= 1 else t30 - 1, j2] + v[j + 1 if j + 1 < t30 else 0, j2] + v[j, j2 - 1 if j2 >= 1 else t31 - 1] + v[j, j2 + 1 if j2 + 1 < t31 else 0] - 4.0 * v[j, j2]
                 # golden_functions.py:81: uvv = u * v * v
@@ -88,13 +85,12 @@ def gray_scott_vjp(u, v, feed, kill, steps, gray_scott_bar):
         # golden_functions.py:83: v = v + 0.08 * lv + uvv - (feed + kill) * v
         v = v2
     # golden_functions.py:84: return np.sum(v * v)
-    t47 = u.shape[0]
-    t48 = u.shape[1]
+    t45 = u.shape[0]
     t28_sum = 0.0
-    for j3 in range(t47):
-        for j4 in range(t48):
-            t49 = v[j3, j4]
-            t28_sum = t28_sum + t49 * t49
+    for j3 in range(t45):
+        for j4 in range(5):
+            t46 = v[j3, j4]
+            t28_sum = t28_sum + t46 * t46
     # reverse sweep
     u_bar = np.zeros_like(u)
     v_bar = np.zeros_like(v)
@@ -103,8 +99,8 @@ def gray_scott_vjp(u, v, feed, kill, steps, gray_scott_bar):
     t26_bar = 0.0
     u2_bar = np.zeros_like(u2)
     v2_bar = np.zeros_like(v2)
-    for j3 in range(t47):
-        for j4 in range(t48):
+    for j3 in range(t45):
+        for j4 in range(5):
             v_bar[j3, j4] += 2.0 * (v[j3, j4] * gray_scott_bar)
     # golden_functions.py:78: for _ in range(steps):
     for _ in range(steps - 1, -1, -1):
@@ -116,33 +112,33 @@ def gray_scott_vjp(u, v, feed, kill, steps, gray_scott_bar):
         u = u_refs.pop()
         # golden_functions.py:79: lu = np.roll(u, 1, 0) + np.roll(u, -1, 0) + np.roll(u, 1, 1) + np.roll(u, -1, 1) - 4.0 * u
         for j in range(n_j - 1, -1, -1):
-            for j2 in range(len(range(t31)) - 1, -1, -1):
+            for j2 in range(5 - 1, -1, -1):
                 # golden_functions.py:83: v = v + 0.08 * lv + uvv - (feed + kill) * v
-                t46_bar = v2_bar[j, j2]
+                t44_bar = v2_bar[j, j2]
                 v2_bar[j, j2] = 0.0
-                t27_bar = -t46_bar
+                t27_bar = -t44_bar
                 t26 = feed + kill
                 t26_bar += v[j, j2] * t27_bar
                 v_bar[j, j2] += t26 * t27_bar
-                uvv_bar = t46_bar
-                v_bar[j, j2] += t46_bar
-                lv_bar = 0.08 * t46_bar
+                uvv_bar = t44_bar
+                v_bar[j, j2] += t44_bar
+                lv_bar = 0.08 * t44_bar
                 # golden_functions.py:82: u = u + 0.16 * lu - uvv + feed * (1.0 - u)
-                t43_bar = u2_bar[j, j2]
+                t41_bar = u2_bar[j, j2]
                 u2_bar[j, j2] = 0.0
-                feed_bar += (1.0 - u[j, j2]) * t43_bar
-                u_bar[j, j2] += -(feed * t43_bar)
-                uvv_bar -= t43_bar
-                u_bar[j, j2] += t43_bar
-                lu_bar = 0.16 * t43_bar
+                feed_bar += (1.0 - u[j, j2]) * t41_bar
+                u_bar[j, j2] += -(feed * t41_bar)
+                uvv_bar -= t41_bar
+                u_bar[j, j2] += t41_bar
+                lu_bar = 0.16 * t41_bar
                 # golden_functions.py:81: uvv = u * v * v
-                t38 = u[j, j2]
-                t39 = v[j, j2]
+                t36 = u[j, j2]
+                t37 = v[j, j2]
                 t17_bar = v[j, j2] * uvv_bar
-                v_bar[j, j2] += t38 * t39 * uvv_bar
-                t38_bar = t39 * t17_bar
-                v_bar[j, j2] += t38 * t17_bar
-                u_bar[j, j2] += t38_bar
+                v_bar[j, j2] += t36 * t37 * uvv_bar
+                t36_bar = t37 * t17_bar
+                v_bar[j, j2] += t36 * t17_bar
+                u_bar[j, j2] += t36_bar
                 # golden_functions.py:80: lv = np.roll(v, 1, 0) + np.roll(v, -1, 0) + np.roll(v, 1, 1) + np.roll(v, -1, 1) - 4.0 * v
                 v_bar[j, j2] += 4.0 * -lv_bar
                 v_bar[j, j2 + 1 if j2 + 1 < t31 else 0] += lv_bar
@@ -166,7 +162,7 @@ def gray_scott_record_bytes(u, v, feed, kill, steps):
     recorded_bytes = 0
     peak_bytes = 0
     for _ in range(steps):
-        u2 = np.empty((max(u.shape[0], 0), max(u.shape[1], 0)))
+        u2 = np.empty((max(u.shape[0], 0), 5))
         recorded_bytes += u.nbytes
         u = u2
         recorded_bytes += v.nbytes
