@@ -119,7 +119,7 @@ def test_the_derivative_reads_numbers_not_small_arrays():
 def test_each_trailing_length_has_its_own_derivative():
     points, axis = _points()
     grad = sd.grad(turned, argnums=(0, 1))
-    for width in (3, 4, 6):
+    for width in (3, 6):
         wide = np.random.default_rng(width).normal(size=(5, width))
         got = grad(wide, axis, 0.7)
         sd.check_grad(turned, wide, axis, 0.7, argnums=(0, 1), jit=False)
