@@ -95,6 +95,8 @@ def split_small_arrays(node: ast.FunctionDef, types: TypeTable, namer: Namer, di
     split = _splittable(node, types, lengths, rows, trailing)
     if not split:
         return
+    # Names earlier rewrites bound without this namer (np.where's indices) are taken too.
+    namer.taken |= {n.id for n in walk(node) if isinstance(n, ast.Name)} | set(types.variables)
     parts = {v: [namer.fresh(f"{v}_{k}") for k in range(lengths[v])] for v in sorted(split)}
     for names in parts.values():
         types.variables.update(dict.fromkeys(names, FLOAT))
