@@ -10,8 +10,9 @@ This rewrite, in the types stage, does the same where every length is known: the
 derivative is specialized on the length of each trailing axis of at most
 :data:`MAX_LENGTH` of the caller's arrays of two or more axes
 (``dispatch.dimension_classes`` labels it ``("len", n)``), so a row ``P[i]`` of such
-a parameter has a known length, and so do constant slices of it, elementwise
-results of known-length operands, fresh arrays of a constant length
+a parameter, or of an array computed from them or made with a constant last length
+(``small_lengths.py``), has a known length, and so do constant slices of it,
+elementwise results of known-length operands, fresh arrays of a constant length
 (``literal_buffer(3, x)``, ``np.zeros(3)``) and copies. A 1-D float64 array of known
 length becomes one name per element when every use of it is one of:
 
@@ -22,9 +23,10 @@ length becomes one name per element when every use of it is one of:
 - an element write ``v[c] = s`` (only into a fresh array no other name may share);
 - a row write ``A[i, :] = v`` into an array whose rows have ``v``'s length.
 
-The parameters a row is read from are never written (a row is a view: its elements
-are read when it is taken). Any other use keeps the array (and what it is computed
-from). Elementwise values are exact per element, so the numbers are those of the
+A row is a view, and its numbers are read when it is taken: of an array nothing
+writes into, or of one written later in the same block after every use of the row
+(``small_lengths.readable_row_reads``). Any other use keeps the array (and what it is
+computed from). Elementwise values are exact per element, so the numbers are those of the
 array code; sums add in index order, as Numba's ``np.sum`` does.
 
     >>> from sourcediff.analysis.types import TypeTable, VarType
