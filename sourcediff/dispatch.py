@@ -8,7 +8,6 @@ public transformation in ``api`` goes through one.
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import inspect
 import re
@@ -321,8 +320,8 @@ class Specializer:
         if key not in self.specializations:
             try:
                 types = self.arg_types(args)
-                request = pipeline.Request((), "store", types, False, self.fastmath)
-                request = dataclasses.replace(request, dims=dimension_classes(args))
+                dims = dimension_classes(args)
+                request = pipeline.Request((), "store", types, False, self.fastmath, dims)
                 built = pipeline.build_typed_primal_module(self.parsed_for(args), request)
                 found = built, pipeline.load(built, built.primal, self.jit)
             except SourceDiffError:
@@ -386,7 +385,7 @@ def dimension_classes(args: tuple) -> tuple:
     per axis, equal labels for equal lengths (``(2, 3)`` and ``(3,)`` give
     ``((0, ("len", 3)), (("len", 3),))``). The derivative is specialized on it, as JAX's on
     shapes, so that elementwise statements over provably equal shapes fuse into one loop.
-    A length of at most ``small_arrays.MAX_LENGTH`` that is the last axis of an argument
+    A length of at most ``small_lengths.MAX_LENGTH`` that is the last axis of an argument
     of two axes or more (3 coordinates, 11 camera parameters) is labelled by its value:
     rows of such an array are split into numbers (``normalize/small_arrays.py``)."""
     small = {

@@ -70,16 +70,17 @@ from .known_tests import fold_known_tests
 from .rearrange import constant_int
 from .small_lengths import (
     Rows,
+    blocks,
     constant_slice,
     copied,
     known_lengths,
+    names_in,
     readable_row_reads,
     row_lengths,
     row_read,
     value_length,
 )
 
-#: The longest trailing axis the derivative is specialized on, and split into numbers.
 FLOAT = VarType("float", "float64")
 REDUCTIONS = {"np.sum": "sum", "dot": "dot", "np.dot": "dot"}
 
@@ -92,7 +93,7 @@ def split_small_arrays(node: ast.FunctionDef, types: TypeTable, namer: Namer, di
     if not trailing:
         return
     written = written_arrays(node)
-    rows = Rows(trailing, readable_row_reads(node, trailing, written, types))
+    rows = trailing.readable_only(readable_row_reads(node, trailing, written, types))
     lengths = known_lengths(node, types, rows)
     split = _splittable(node, types, lengths, rows, trailing)
     if not split:
@@ -106,7 +107,7 @@ def split_small_arrays(node: ast.FunctionDef, types: TypeTable, namer: Namer, di
     fold_known_tests(node)  # an inlined helper's checks of shapes now compare constants
 
 
-def _splittable(node, types: TypeTable, lengths: dict, rows: dict, trailing: dict) -> set:
+def _splittable(node, types: TypeTable, lengths: dict, rows: Rows, trailing: Rows) -> set:
     """The arrays of known length whose every use has a form on numbers (module
     docstring); dropping one can rule out those computed from it, to a fixed point."""
     split = set(lengths)
@@ -152,15 +153,11 @@ def _element_write_allowed(target, value, known: dict, trailing: dict, types) ->
     base = target.value.id if isinstance(target.value, ast.Name) else None
     if base in known:  # v[c] = s
         position = _position(target.slice, known[base])
-        return position is not None and not (_names(value) & set(known))
-    if isinstance(value, ast.Name) and value.id in known and not (_names(target) & set(known)):
+        return position is not None and not (names_in(value) & set(known))
+    if isinstance(value, ast.Name) and value.id in known and not (names_in(target) & set(known)):
         row = ast.Subscript(target.value, target.slice, ast.Load())  # A[i, :] = v
         return trailing.get(row_read(row, trailing, types)) == known[value.id]
     return False
-
-
-def _names(tree: ast.AST) -> set[str]:
-    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
 
 
 def _position(index: ast.expr, length: int) -> int | None:
@@ -175,7 +172,7 @@ def _read(value: ast.expr, known: dict):
     """What a number-valued ``value`` reads of split arrays: a ``(kind, names, extra)``
     description for the rewriter, ``("none", ...)`` when it reads none; None when it
     reads one in another way."""
-    if not (_names(value) & set(known)):
+    if not (names_in(value) & set(known)):
         return ("none", (), None)
     if isinstance(value, ast.Call) and not value.keywords:
         kind = REDUCTIONS.get(rules.call_path(value.func))
@@ -184,7 +181,7 @@ def _read(value: ast.expr, known: dict):
             return ("sum", tuple(names), None)
         if kind == "dot" and len(names) == 2 and all(n in known for n in names):
             return ("dot", tuple(names), None) if known[names[0]] == known[names[1]] else None
-        if ir.is_call(value, "len") and names == [names[0]] and names[0] in known:
+        if ir.is_call(value, "len") and len(names) == 1 and names[0] in known:
             return ("length", tuple(names), None)
         return None
     if ir.shape_axis(value) is not None:
@@ -208,19 +205,14 @@ def _shared_writes(node: ast.FunctionDef, split: set) -> set[str]:
     to a new array, and used in that binding's block only, every element write before
     the first copy or slice of it (as an inlined helper builds its result)."""
     simple = [s for s in walk(node) if isinstance(s, ast.Assign)]
-    blocks = [b for sub in walk(node) for b in _blocks(sub)]
+    lists = [b for sub in walk(node) for b in blocks(sub)]
     bad = set()
     for name in {ir.target_name(s) for s in simple if ir.is_element_write(s)} & split:
-        uses = [s for s in simple if name in _names(s)]
-        if not any(_written_in_order(block, name, uses) for block in blocks):
+        uses = [s for s in simple if name in names_in(s)]
+        if not any(_written_in_order(block, name, uses) for block in lists):
             bad.add(name)
             bad |= {ir.target_name(s) for s in uses if name in _aliased(s)} & split
     return bad
-
-
-def _blocks(node: ast.AST) -> list[list[ast.stmt]]:
-    fields = [getattr(node, f, None) for f in ("body", "orelse")]
-    return [f for f in fields if isinstance(f, list)]
 
 
 def _aliased(stmt: ast.stmt) -> set[str]:
@@ -262,9 +254,8 @@ class _Rewriter:
     def block(self, stmts: list[ast.stmt]) -> None:
         out = []
         for stmt in stmts:
-            for field in ("body", "orelse"):
-                if isinstance(stmt, (ast.If, ast.For, ast.While)):
-                    self.block(getattr(stmt, field))
+            for inner in blocks(stmt):
+                self.block(inner)
             if isinstance(stmt, ast.Assign) and _uses(stmt) & set(self.parts):
                 out += [ast.copy_location(ir.located(s, stmt), stmt) for s in self.statement(stmt)]
             else:
@@ -332,9 +323,8 @@ class _Rewriter:
                 terms.append(name)
                 continue
             product = self.temporary()
-            out.append(
-                _assign(product, ast.parse(f"{name} * {self.parts[names[1]][k]}").body[0].value)
-            )
+            other = ir.load(self.parts[names[1]][k])
+            out.append(_assign(product, ast.BinOp(ir.load(name), ast.Mult(), other)))
             terms.append(product)
         total = terms[0]
         for k, term in enumerate(terms[1:]):

@@ -18,7 +18,7 @@ arrays of a constant length (``literal_buffer(3, x)``, ``np.zeros(3)``) and copi
     >>> vec, mat = VarType("array", "float64", 1), VarType("array", "float64", 2)
     >>> types = TypeTable({"P": mat, "i": VarType("int", "int64"), "s": VarType("float"),
     ...                    "t1": vec, "t2": vec, "t3": vec}, vec)
-    >>> sorted(known_lengths(node, types, {"P": 3}).items())
+    >>> sorted(known_lengths(node, types, Rows({"P": 3})).items())
     [('t1', 3), ('t2', 2), ('t3', 2)]
 """
 
@@ -38,18 +38,29 @@ from .rearrange import constant_int
 MAX_LENGTH = 16
 
 
-def row_lengths(node: ast.FunctionDef, types: TypeTable, dims) -> dict[str, int]:
+def row_lengths(node: ast.FunctionDef, types: TypeTable, dims) -> Rows:
     """2-D float64 arrays whose last axis has a known length at every binding, by name:
     parameters the caller's labels give one (``("len", n)``), and the arrays computed from
     them or made with a constant last length (``np.zeros((n, 3))``), their copies and
     elementwise results (a length-1 axis, ``m[:, None]``, broadcasting)."""
     params = [a.arg for a in node.args.args]
-    caller = {}
+    known = {}
     for name, axes in zip(params, dims or ()):
         last = axes[-1] if axes and len(axes) >= 2 else None
         if isinstance(last, tuple) and last[0] == "len":
-            caller[name] = last[1]
-    bindings: dict[str, list] = {n: [ast.Name(f"{n}@caller", ast.Load())] for n in params}
+            known[f"{name}@caller"] = last[1]
+    bindings = _bindings(node)
+    for name in params:  # the caller's array, of the length its label gives (or unknown)
+        bindings.setdefault(name, []).append(ast.Name(f"{name}@caller", ast.Load()))
+    matrices = {n: v for n, v in bindings.items() if _matrix(types.variables.get(n))}
+    found = _agreed(matrices, known, lambda value, lengths: _last_length(value, lengths, types))
+    return Rows({n: k for n, k in found.items() if "@" not in n and k <= MAX_LENGTH})
+
+
+def _bindings(node: ast.FunctionDef) -> dict[str, list[ast.expr]]:
+    """The values each name is bound to; a loop variable, an augmented assignment or a
+    permutation binds an unknown value (``None``)."""
+    bindings: dict[str, list] = {}
     for sub in walk(node):
         if isinstance(sub, ast.Assign) and isinstance(sub.targets[0], ast.Name):
             bindings.setdefault(sub.targets[0].id, []).append(sub.value)
@@ -57,25 +68,22 @@ def row_lengths(node: ast.FunctionDef, types: TypeTable, dims) -> dict[str, int]
             target = sub.targets[0] if isinstance(sub, ast.Assign) else sub.target
             for name in {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}:
                 bindings.setdefault(name, []).append(ast.Constant(None))
-    matrices = {n for n in bindings if _matrix(types.variables.get(n))}
-    known = {f"{n}@caller": k for n, k in caller.items()}
-    found = _agreed({n: bindings[n] for n in matrices}, known, types)
-    return {n: k for n, k in found.items() if "@" not in n and k <= MAX_LENGTH}
+    return bindings
 
 
 def _matrix(kind) -> bool:
     return kind is not None and kind.kind == "array" and kind.ndim == 2 and kind.dtype == "float64"
 
 
-def _agreed(bindings: dict, known: dict, types: TypeTable) -> dict[str, int]:
-    """Last-axis lengths every binding agrees on, assumed where a binding reads the name
-    itself (``x = x + dt * v`` in a loop), then checked."""
+def _agreed(bindings: dict, known: dict, length_of) -> dict[str, int]:
+    """Lengths every binding agrees on (``length_of(value, lengths)``), assumed where a
+    binding reads the name itself (``x = x + dt * v`` in a loop), then checked."""
     lengths = dict(known)
     changed = True
     while changed:
         changed = False
         for name in sorted(set(bindings) - set(lengths)):
-            found = {_last_length(v, lengths, types) for v in bindings[name]} - {None}
+            found = {length_of(v, lengths) for v in bindings[name]} - {None}
             if len(found) == 1:
                 lengths[name] = found.pop()
                 changed = True
@@ -83,7 +91,7 @@ def _agreed(bindings: dict, known: dict, types: TypeTable) -> dict[str, int]:
     while changed:
         changed = False
         for name in sorted(set(bindings) & set(lengths)):
-            if {_last_length(v, lengths, types) for v in bindings[name]} != {lengths[name]}:
+            if {length_of(v, lengths) for v in bindings[name]} != {lengths[name]}:
                 del lengths[name]
                 changed = True
     return lengths
@@ -135,19 +143,23 @@ class Rows(dict):
         super().__init__(lengths)
         self.readable = readable
 
+    def readable_only(self, readable: set) -> Rows:
+        """These lengths, for the row reads ``readable`` names only."""
+        return Rows(self, readable)
 
-def readable_row_reads(node: ast.FunctionDef, rows: dict, written: set, types) -> set[int]:
+
+def readable_row_reads(node: ast.FunctionDef, rows: Rows, written: set, types) -> set[int]:
     """The row reads ``t = A[i, :]`` whose elements can be read where the row is taken: of
     an array nothing writes into, or whose every use comes, in the same block, before
     anything writes into ``A`` or may (a call given it, a statement that is no assignment)."""
     classes = alias_classes(node, types)
     counts = Counter(n.id for n in walk(node) if isinstance(n, ast.Name))
     readable = set()
-    for block in (b for sub in walk(node) for b in _blocks(sub)):
+    for block in (b for sub in walk(node) for b in blocks(sub)):
         for position, stmt in enumerate(block):
             if not (isinstance(stmt, ast.Assign) and isinstance(stmt.targets[0], ast.Name)):
                 continue
-            base = row_read(stmt.value, Rows(rows), types)
+            base = row_read(stmt.value, rows, types)
             if base is None:
                 continue
             sharing = classes.get(base, {base})
@@ -159,7 +171,8 @@ def readable_row_reads(node: ast.FunctionDef, rows: dict, written: set, types) -
     return readable
 
 
-def _blocks(node: ast.AST) -> list[list[ast.stmt]]:
+def blocks(node: ast.AST) -> list[list[ast.stmt]]:
+    """The statement lists ``node`` holds (a body, an ``else``)."""
     fields = [getattr(node, f, None) for f in ("body", "orelse")]
     return [f for f in fields if isinstance(f, list)]
 
@@ -175,7 +188,7 @@ def _used_before_writes(after: list[ast.stmt], row: str, sharing: set, counts) -
             return False
         if ir.is_element_write(stmt) and ir.target_name(stmt) in sharing:
             return False
-        if any(sharing & _names(call.args) for call in _calls(stmt.value)):
+        if any(sharing & names_in(*call.args) for call in _calls(stmt.value)):
             return False  # a call given the array may write into it
         value = stmt.value
         if isinstance(value, (ast.Name, ast.Subscript)) and _view_of(value) == row:
@@ -188,8 +201,9 @@ def _calls(value: ast.expr) -> list[ast.Call]:
     return [c for c in ast.walk(value) if isinstance(c, ast.Call)]
 
 
-def _names(nodes: list[ast.expr]) -> set[str]:
-    return {n.id for node in nodes for n in ast.walk(node) if isinstance(n, ast.Name)}
+def names_in(*trees: ast.AST) -> set[str]:
+    """Every name ``trees`` mention, read or bound."""
+    return {n.id for tree in trees for n in ast.walk(tree) if isinstance(n, ast.Name)}
 
 
 def _view_of(value: ast.expr) -> str | None:
@@ -200,13 +214,12 @@ def _view_of(value: ast.expr) -> str | None:
     return value.value.id if sliced else None
 
 
-def row_read(value: ast.expr, rows: dict, types: TypeTable) -> str | None:
-    """The array of a row read ``P[i]`` / ``P[i, :]`` of a 2-D array in ``rows`` (a
-    :class:`Rows`: one it may read as numbers), else None."""
+def row_read(value: ast.expr, rows: Rows, types: TypeTable) -> str | None:
+    """The array of a row read ``P[i]`` / ``P[i, :]`` of a 2-D array in ``rows`` (one of
+    the reads it may read as numbers), else None."""
     if not (isinstance(value, ast.Subscript) and isinstance(value.value, ast.Name)):
         return None
-    readable = getattr(rows, "readable", None)
-    if readable is not None and id(value) not in readable:
+    if rows.readable is not None and id(value) not in rows.readable:
         return None
     base = value.value.id
     kind = types.variables.get(base)
@@ -272,7 +285,7 @@ def copied(value: ast.expr) -> str | None:
     return None
 
 
-def value_length(value: ast.expr, lengths: dict, rows: dict, types: TypeTable):
+def value_length(value: ast.expr, lengths: dict, rows: Rows, types: TypeTable):
     """The length of the 1-D array ``value`` computes, when known, else None."""
     base = row_read(value, rows, types)
     if base is not None:
@@ -296,36 +309,17 @@ def value_length(value: ast.expr, lengths: dict, rows: dict, types: TypeTable):
     return _fresh_length(value)
 
 
-def known_lengths(node: ast.FunctionDef, types: TypeTable, rows: dict) -> dict[str, int]:
-    """Known lengths of the 1-D float64 arrays that every binding gives one length."""
-    bindings: dict[str, list] = {}
-    other = set()
-    for sub in walk(node):
-        if isinstance(sub, ast.Assign) and isinstance(sub.targets[0], ast.Name):
-            bindings.setdefault(sub.targets[0].id, []).append(sub.value)
-        elif isinstance(sub, (ast.For, ast.AugAssign)) or ir.is_permutation(sub):
-            target = sub.target if not isinstance(sub, ast.Assign) else sub.targets[0]
-            other |= {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+def known_lengths(node: ast.FunctionDef, types: TypeTable, rows: Rows) -> dict[str, int]:
+    """Known lengths of the 1-D float64 arrays (not parameters) that every binding gives
+    one length."""
     params = {a.arg for a in node.args.args}
-    names = {n for n in bindings if n not in other | params and _vector(types.variables.get(n))}
-    lengths: dict[str, int] = {}
-    changed = True
-    while changed:  # optimistic: a loop-carried binding (v = v * 2.0) agrees once assumed
-        changed = False
-        for name in sorted(names - set(lengths)):
-            found = {value_length(v, lengths, rows, types) for v in bindings[name]} - {None}
-            if len(found) == 1:
-                lengths[name] = found.pop()
-                changed = True
-    changed = True
-    while changed:  # then checked: every binding gives the assumed length
-        changed = False
-        for name in sorted(lengths):
-            found = {value_length(v, lengths, rows, types) for v in bindings[name]}
-            if found != {lengths[name]}:
-                del lengths[name]
-                changed = True
-    return {n: k for n, k in lengths.items() if 0 < k <= MAX_LENGTH}
+    vectors = {
+        n: values
+        for n, values in _bindings(node).items()
+        if n not in params and _vector(types.variables.get(n))
+    }
+    found = _agreed(vectors, {}, lambda value, lengths: value_length(value, lengths, rows, types))
+    return {n: k for n, k in found.items() if 0 < k <= MAX_LENGTH}
 
 
 def _vector(kind) -> bool:
