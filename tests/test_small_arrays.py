@@ -135,3 +135,62 @@ def test_written_arrays(func, jit):
     value, grads = sd.value_and_grad(func, argnums=1, jit=jit)(P.copy(), 0.3)
     assert value == pytest.approx(func(P.copy(), 0.3), rel=1e-14)
     sd.check_grad(func, P.copy(), 0.3, argnums=1, jit=jit)
+
+
+def _function(source):
+    import ast
+
+    return ast.parse(source).body[0]
+
+
+def test_a_row_used_after_a_write_into_its_array_is_not_read_as_numbers():
+    """A row is a view: its elements are read where it is taken only if every use of it
+    comes before anything writes into the array (or a call that may)."""
+    from sourcediff.analysis.types import TypeTable, VarType
+    from sourcediff.normalize.small_lengths import Rows, readable_row_reads
+
+    vec, mat = VarType("array", "float64", 1), VarType("array", "float64", 2)
+    num = VarType("float", "float64")
+    kinds = {"A": mat, "i": VarType("int", "int64"), "r": vec, "u": vec, "q": vec, "s": num}
+    node = _function(
+        "def f(A, i, s):\n"
+        "    r = A[i, :]\n"
+        "    q = r * s\n"  # every use of r before the write: readable
+        "    A[i, 0] = s\n"
+        "    u = A[i, :]\n"
+        "    A[i, 1] = s\n"
+        "    q = u * s\n"  # a use after the write: not readable
+        "    return s\n"
+    )
+    reads = readable_row_reads(node, Rows({"A": 3}), {"A"}, TypeTable(kinds, num))
+    assert id(node.body[0].value) in reads
+    assert id(node.body[3].value) not in reads
+    assert readable_row_reads(node, Rows({"A": 3}), set(), TypeTable(kinds, num)) == {
+        id(node.body[0].value),
+        id(node.body[3].value),
+    }  # nothing writes into A: every row is read where it is taken
+
+
+def test_known_tests_forget_what_a_loop_or_a_branch_binds():
+    import ast
+
+    from sourcediff.normalize.known_tests import fold_known_tests
+
+    node = _function(
+        "def f(x, n):\n"
+        "    c = 1 == 1\n"
+        "    for i in range(n):\n"
+        "        c = x > 0.0\n"
+        "    if c:\n"  # unknown after the loop: kept
+        "        x = 2.0 * x\n"
+        "    d = 1 == 1\n"
+        "    if x > 1.0:\n"
+        "        d = 2 == 1\n"
+        "    if d:\n"  # unknown after the branch: kept
+        "        x = x + 1.0\n"
+        "    if 1 or d:\n"  # a number, not a test: kept
+        "        x = x - 1.0\n"
+        "    return x\n"
+    )
+    fold_known_tests(node)
+    assert ast.unparse(node).count("if ") == 4
