@@ -277,3 +277,25 @@ def test_a_region_saved_in_a_branch_numba_prunes_compiles():
     x = np.array([0.3, -0.5, 0.8, 1.1])
     m = np.outer(x, x[::-1])
     sd.check_grad(region_write_in_a_pruned_branch, x, m, 0.5, argnums=(0, 1, 2))
+
+
+def gather_where_positive(a, n):
+    s = 0.0
+    for _ in range(n):
+        a = a * 1.1
+        s = s + np.sum(a[np.where(a > 0.0)[0]] ** 2)
+    return s
+
+
+@pytest.mark.parametrize("policy", ["store", "auto", "recompute", sd.Checkpoint(snapshots=2)])
+@pytest.mark.parametrize("jit", [True, False], ids=["jit", "py"])
+def test_a_tuple_shared_with_a_saved_array_is_not_recorded(policy, jit):
+    """``np.where(c)[0]`` is ``t = np.nonzero(c); k = t[0]``. Saving ``k`` by reference in
+    the loop pinned every name that may share its memory, the tuple ``t`` included, and
+    the tuple was pushed onto the float tape: "setting an array element with a sequence"
+    (fuzzer ``--gaps`` seed 27023, store and auto). Only arrays are pinned now."""
+    a = np.array([0.3, -0.2, 0.5, 0.1])
+    n = 3
+    expected = 2.0 * a * (a > 0.0) * sum(1.1 ** (2 * k) for k in range(1, n + 1))
+    got = sd.grad(gather_where_positive, policy=policy, jit=jit)(a, n)
+    np.testing.assert_allclose(got, expected, rtol=1e-12)

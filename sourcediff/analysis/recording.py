@@ -172,10 +172,13 @@ class _Analysis(Dataflow):
     def _pinned(self, stmt: ast.Assign, target: str, saved: bool) -> set[str]:
         """An array saved as it is rebound is kept by reference, not copied: the other
         names that may hold that same array (``z`` after ``z = w``; not the new value's own
-        names) must keep its contents, so a later write through them saves them first."""
+        names) must keep its contents, so a later write through them saves them first.
+        Only arrays are written through: a tuple (``np.nonzero``'s) only through its arrays,
+        which are in its class too, and no tape holds a tuple."""
         if not saved or self.types[target].kind != "array":
             return set()
-        return self.sharing(target) - {target} - names_read(stmt.value)
+        sharing = self.sharing(target) - {target} - names_read(stmt.value)
+        return {name for name in sharing if self.types[name].kind == "array"}
 
     def loop(self, loop: ast.stmt, live: frozenset) -> frozenset:
         self.result.live_at_entry[id(loop)] = {_base(name) for name in live}
