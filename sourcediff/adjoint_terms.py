@@ -32,6 +32,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from . import fancy, ir, joins, rules
+from .analysis.known_calls import substitute_known
 from .astnodes import clone, walk
 from .errors import ModeRefusedError, SourceDiffError
 from .transform.tape import is_region, readable
@@ -239,17 +240,19 @@ def _rule_terms(stmt: ast.Assign, out_bar: ast.expr, types) -> list[Term]:
     array_result = types[target].kind == "array"
     adjoints = rule.adjoints or (None,) * len(rule.params)
     elementwise = rule.adjoints is None and array_result and len(rule.params) > 1
+    known = getattr(stmt, "known_calls", None)  # values the primal holds (known_calls.py)
     terms = []
     for param, partial, adjoint in zip(rule.params, rule.partials_for(array_result), adjoints):
         arg = holes[param]
         if partial is None or not isinstance(arg, ast.Name):
             continue
         if adjoint is not None:
-            expr = rules.instantiate(adjoint, holes)
+            expr = substitute_known(rules.instantiate(adjoint, holes), known)
             if rule.summed_over_result and array_result:  # a float's share of every element
                 expr = reduce_broadcast(expr, arg.id, types)
         else:
-            expr = ast.BinOp(rules.instantiate(partial, holes), ast.Mult(), out_bar)
+            partial_expr = substitute_known(rules.instantiate(partial, holes), known)
+            expr = ast.BinOp(partial_expr, ast.Mult(), out_bar)
         if elementwise and not types.same_shape(arg.id, target):
             expr = reduce_broadcast(expr, arg.id, types)  # undo broadcasting
         terms.append(Term(arg.id, expr))

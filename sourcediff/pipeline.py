@@ -22,6 +22,7 @@ from . import compile as compile_stage
 from . import outline, rules, runtime
 from .analysis.activity import active_variables
 from .analysis.aliases import check_aliasing
+from .analysis.known_calls import mark_known_calls
 from .analysis.liveness import binding_counts
 from .analysis.recompute import (
     choose_recomputed,
@@ -316,6 +317,7 @@ def typed(nf: NormalizedFunction, parsed: ParsedFunction, request: Request) -> T
         scalarize(nf, types, request.dims, types.shapes)
         _dump("scalarize", function_source(nf.node)[0])
     _shape_analyses(nf, types, request.dims)
+    mark_known_calls(nf.node, types)  # numbers an adjoint's partial may read again
     return types
 
 

@@ -8,6 +8,7 @@
 - ``liveness``: the state an iteration carries (recompute and checkpoint policies).
 - ``aliases``: the refusal of writes through a second name, which needs types.
 - ``sharing``: which names may share an array's memory.
+- ``known_calls``: which numbers hold a call an adjoint's partial would make again.
 
 Rewrites that need types (``x += e`` resolved, scalarization) live in
 ``normalize`` (``inplace``, ``scalarize``), run by the types stage.

@@ -244,6 +244,8 @@ class _Writer:
         self.option_rng = random.Random(f"options {rng.getstate()[1][:4]}")
         # Rows of m as small vectors (split into numbers by sourcediff).
         self.small_rng = random.Random(f"small {rng.getstate()[1][:4]}")
+        # Rotations: cos and sin of one angle bound to names, read again by the adjoints.
+        self.rotation_rng = random.Random(f"rotations {rng.getstate()[1][:4]}")
 
     def fresh(self, stem: str) -> str:
         self.counter += 1
@@ -309,6 +311,8 @@ class _Writer:
                 self.options_forms(depth)
             if self.gaps and self.small_rng.random() < 0.04:
                 self.small_vectors(depth)
+            if self.gaps and self.rotation_rng.random() < 0.04:
+                self.rotations(depth)
             if self.extras and self.extra_rng.random() < 0.12:
                 extra_construct(self, depth)
 
@@ -980,6 +984,41 @@ class _Writer:
                 self.tags.add("small_vectors_rows")
             self.emit(depth, f"{self.sum_target()} {acc} * 0.1")
             self.tags.add(f"small_vectors_{form}")
+        finally:
+            self.rng = main
+
+    def rotations(self, depth: int) -> None:
+        """A plane rotation by an angle from the program's numbers: ``c = math.cos(th)``
+        and ``s = math.sin(th)`` (either first; or ``np.cos``/``np.sin`` of floats), once
+        or in a loop that turns the angle every step; sometimes the angle is bound again
+        in a branch between the two calls, so that the first no longer holds the value the
+        second's partial needs (``analysis/known_calls.py``)."""
+        main, self.rng = self.rng, self.rotation_rng
+        try:
+            self.gap_count += 1
+            th, c, s, x, y, k = (self.gap_name(n) for n in ("th", "c", "s", "x", "y", "k"))
+            module = self.rng.choice(["math", "math", "np"])
+            looped, stale, sin_first = (self.rng.random() < p for p in (0.6, 0.3, 0.3))
+            self.emit(depth, f"{th} = {self.scalar(1)}")
+            self.emit(depth, f"{x} = {self.scalar(1)}")
+            self.emit(depth, f"{y} = {self.rng.choice(self.vectors)}[{self.rng.randrange(4)}]")
+            body = depth + 1 if looped else depth
+            if looped:
+                self.emit(depth, f"{c} = 0.0")  # read after the loop, which may not run
+                self.emit(depth, f"for {k} in range({self.rng.choice(['n', '3'])}):")
+            calls = [f"{c} = {module}.cos({th})", f"{s} = {module}.sin({th})"]
+            self.emit(body, calls[sin_first])
+            if stale:
+                self.emit(body, f"if {calls[sin_first][: len(c)]} > 0.3:")
+                self.emit(body + 1, f"{th} = {th} * 0.5 + 0.1 * {x}")
+            self.emit(body, calls[not sin_first])
+            self.emit(body, f"{x}, {y} = {c} * {x} - {s} * {y}, {s} * {x} + {c} * {y}")
+            if looped:
+                self.emit(body, f"{th} = {th} * 0.9 + 0.2 * {y}")
+            self.emit(depth, f"{self.sum_target()} ({x} + 0.5 * {y} * {c})")
+            features = {"loop": looped, "stale": stale, "sin_first": sin_first}
+            self.tags.update(f"rotation_{f}" for f, drawn in features.items() if drawn)
+            self.tags.update({"rotation", f"rotation_{module}"})
         finally:
             self.rng = main
 
