@@ -70,3 +70,18 @@ def test_a_holder_bound_again_is_not_read(func, args, policy):
     np.testing.assert_allclose(got, want, rtol=1e-8)
     reverse = _code(sd.adjoint_source(func, argnums=wrt, args=args).split("# reverse")[1])
     assert "math.cos(t" in reverse
+
+
+def test_forward_mode_reads_the_held_cosine_too():
+    text = _code(sd.tangent_source(spin, args=(0.7, -0.4, 0.3, 6)).split("def spin_jvp")[1])
+    assert "s_dot = c * theta_dot" in text and text.count("math.cos(") == 1
+
+
+@pytest.mark.parametrize(
+    "func, args",
+    [(spin, (0.7, -0.4, 0.3, 6)), (stale_in_a_branch, (0.4, 0.2)), (stale_in_a_loop, (0.4, 3))],
+)
+@pytest.mark.parametrize("jit", [True, False], ids=["jit", "py"])
+def test_forward_mode_is_right_where_the_holder_is_stale_too(func, args, jit):
+    tangent = sd.jacobian(func, argnums=0, mode="forward", jit=jit)(*args)
+    np.testing.assert_allclose(tangent, central_difference(func, args, 0), rtol=1e-8)

@@ -82,6 +82,23 @@ def substitute_known(expr: ast.expr, known: dict[str, str] | None) -> ast.expr:
     return expr
 
 
+def known_after(stmt: ast.Assign) -> dict[str, str]:
+    """The calls ``stmt.known_calls`` names that still hold after ``stmt`` has run (its
+    target is neither their holder nor an operand): what a tangent emitted after the
+    primal statement may read."""
+    target = names_written(stmt.targets[0])
+    return {
+        key: name
+        for key, name in getattr(stmt, "known_calls", {}).items()
+        if name not in target and not _operands(key) & target
+    }
+
+
+def _operands(key: str) -> set[str]:
+    call = ast.parse(key, mode="eval").body
+    return {a.id for a in call.args if isinstance(a, ast.Name)}
+
+
 def _block(stmts: list[ast.stmt], known: dict, types) -> None:
     """Walk ``stmts`` forwards; ``known`` (a call's text to the name holding its value
     and the call's operands) becomes what holds after them."""

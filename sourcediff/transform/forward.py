@@ -19,6 +19,7 @@ import copy
 
 from .. import ir, joins, rules
 from ..analysis.activity import dependencies
+from ..analysis.known_calls import known_after, substitute_known
 from ..analysis.types import TypeTable
 from ..errors import ModeRefusedError
 from ..normalize import NormalizedFunction
@@ -99,7 +100,7 @@ class ForwardBuilder:
         rule = rules.lookup(rules.rule_name(stmt.value))
         if rule is not None and rule.forward_refusal:
             raise ModeRefusedError(rule.forward_refusal, *getattr(stmt, "origin", ("<unknown>", 0)))
-        expr = self.tangent_expression(target, stmt.value)
+        expr = self.tangent_expression(target, stmt.value, known_after(stmt))
         if expr is None:
             return [_parse(f"{self.dot(target)} = {self.zero(target)}")]
         expr = simplify(expr)
@@ -113,7 +114,9 @@ class ForwardBuilder:
         """The tangent of ``name``, or None when it carries none."""
         return _name(self.dot(name)) if name in self.varied else None
 
-    def tangent_expression(self, target: str, value: ast.expr) -> ast.expr | None:
+    def tangent_expression(self, target: str, value: ast.expr, known=None) -> ast.expr | None:
+        """The tangent of ``target = value``; a partial whose call a number holds
+        (``known``, see ``analysis/known_calls.py``) reads the number."""
         if isinstance(value, ast.Name):
             return _name(self.dot(value.id)) if value.id in self.varied else None
         if ir.is_element_read(value):
@@ -141,7 +144,8 @@ class ForwardBuilder:
             if template is not None:
                 terms.append(rules.instantiate(template, holes | {"tangent": arg_dot}))
             else:
-                terms.append(ast.BinOp(rules.instantiate(partial, holes), ast.Mult(), arg_dot))
+                partial_expr = substitute_known(rules.instantiate(partial, holes), known)
+                terms.append(ast.BinOp(partial_expr, ast.Mult(), arg_dot))
         if not terms:
             return None
         total = terms[0]
