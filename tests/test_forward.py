@@ -132,3 +132,15 @@ def test_vector_mode_jacobian_matches_one_call_per_direction(jit):
         d = d * (1.0 - 0.1 * np.sin(y))
         y = y + 0.1 * np.cos(y)
     assert np.allclose(forward[0][0], np.diag(d), atol=1e-12)
+
+
+def squared_plus(x, y):
+    return x * x + 3.0 * y
+
+
+def test_a_product_of_a_value_with_itself_has_one_tangent_term():
+    """``x * x`` contributes ``x * x_dot`` twice: one term, doubled (exactly equal)."""
+    text = sd.tangent_source(squared_plus, args=(0.5, 2.0))
+    assert "2.0 * (x * x_dot)" in text and "x * x_dot + x * x_dot" not in text
+    _, tangent = sd.jvp(squared_plus, (0.5, 2.0), (1.0, 0.25))
+    assert tangent == 2.0 * 0.5 * 1.0 + 3.0 * 0.25

@@ -30,6 +30,23 @@ def _parse(source: str) -> ast.stmt:
     return ast.parse(source).body[0]
 
 
+def _merge_repeated(terms: list[ast.expr]) -> list[ast.expr]:
+    """One term for a term made twice (``t = x * x``: ``x * x_dot`` twice becomes
+    ``2.0 * (x * x_dot)``; ``e + e == 2.0 * e`` exactly), in first-seen order.
+
+    >>> term = ast.parse("x * x_dot", mode="eval").body
+    >>> [ast.unparse(t) for t in _merge_repeated([term, copy.deepcopy(term)])]
+    ['2.0 * (x * x_dot)']
+    """
+    counts: dict[str, list] = {}
+    for term in terms:
+        counts.setdefault(ast.dump(term), [term, 0])[1] += 1
+    return [
+        term if count == 1 else ast.BinOp(ast.Constant(float(count)), ast.Mult(), term)
+        for term, count in counts.values()
+    ]
+
+
 def varied_variables(node: ast.FunctionDef, types: TypeTable, wrt: list[str]) -> set[str]:
     """Float variables that depend differentiably on ``wrt``."""
     floats = {n for n, t in types.variables.items() if t.is_float}
@@ -148,6 +165,7 @@ class ForwardBuilder:
                 terms.append(ast.BinOp(partial_expr, ast.Mult(), arg_dot))
         if not terms:
             return None
+        terms = _merge_repeated(terms)
         total = terms[0]
         for term in terms[1:]:
             total = ast.BinOp(total, ast.Add(), term)
