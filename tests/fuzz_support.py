@@ -29,12 +29,13 @@ def folder():
 # loop (29), rows of a loop-invariant array transformed in a per-sample loop (43, 81),
 # pairwise element increments (81), a hidden layer written in a loop and read in a deeper
 # nest (43: also written as deep as its reads; 81), straight-line scalar time loops (20, 43,
-# 99: an if, min/max, an int counter, a tuple swap, a stage value read after the loop).
+# 99: an if, min/max, an int counter, a tuple swap, a stage value read after the loop), a
+# plane rotation by an angle turned in a loop and bound again between its cosine and sine (43).
 GAP_SAMPLE = (14, 20, 29, 43, 81, 99)
 
 # Seeds (``gaps=True``) whose programs call helpers with loops from two places, which
 # sourcediff outlines: an array-returning one as two stages of a step, in a loop, and a
-# float-returning one on views (33); the array-returning one in a loop (9).
+# float-returning one on views (33); the array-returning one in a loop (9, with a rotation).
 OUTLINE_SAMPLE = (33, 9)
 
 # Seeds whose programs (with ``extras=True``) hold each construct of tests/fuzzing/extras.py:

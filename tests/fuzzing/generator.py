@@ -245,7 +245,7 @@ class _Writer:
         # Rows of m as small vectors (split into numbers by sourcediff).
         self.small_rng = random.Random(f"small {rng.getstate()[1][:4]}")
         # Rotations: cos and sin of one angle bound to names, read again by the adjoints.
-        self.rotation_rng = random.Random(f"rotations {rng.getstate()[1][:4]}")
+        self.rotation_rng = random.Random(f"angle pairs {rng.getstate()[1][:4]}")
 
     def fresh(self, stem: str) -> str:
         self.counter += 1
