@@ -4,7 +4,7 @@ A rule's partial may be a function the primal computes too: the adjoint of
 ``s = math.sin(x)`` reads ``math.cos(x)``, and a rotation (Rodrigues', a
 pendulum's, a rotation matrix's) computes ``c = math.cos(x)`` just before. This
 analysis marks each statement with the calls whose value a name holds *at that
-statement* (``stmt.known_calls``, a call's text to the name), and
+statement* (``stmt.known_calls``, a call's text to the name and its operands), and
 :mod:`sourcediff.adjoint_terms` reads the name in place of the call. The
 reverse sweep reads an adjoint's names with the values they had at the statement
 (the to-be-recorded analysis sees ``c`` among the reads: that is what makes the
@@ -29,7 +29,7 @@ no aliasing can change it behind the analysis's back.
     >>> types = TypeTable({n: VarType("float", "float64") for n in "tcsr"}, VarType("float"))
     >>> mark_known_calls(node, types)
     >>> node.body[1].known_calls
-    {'math.cos(t)': 'c'}
+    {'math.cos(t)': ('c', frozenset({'t'}))}
     >>> hasattr(node.body[2].body[1], "known_calls")  # t was bound again: nothing holds it
     False
 """
@@ -62,18 +62,19 @@ def call_key(call: ast.expr) -> str | None:
     return ast.unparse(call)
 
 
-def substitute_known(expr: ast.expr, known: dict[str, str] | None) -> ast.expr:
-    """``expr`` with each call whose value a name holds (``known``) replaced by the name.
+def substitute_known(expr: ast.expr, known: dict | None) -> ast.expr:
+    """``expr`` with each call whose value a name holds (``known``: a call's text to the
+    name and the call's operands) replaced by the name.
 
     >>> call = ast.parse("-math.sin(t) * g", mode="eval").body
-    >>> ast.unparse(substitute_known(call, {"math.sin(t)": "s"}))
+    >>> ast.unparse(substitute_known(call, {"math.sin(t)": ("s", {"t"})}))
     '-s * g'
     """
     if not known:
         return expr
     key = call_key(expr)
     if key in known:
-        return ast.Name(known[key], ast.Load())
+        return ast.Name(known[key][0], ast.Load())
     for field, value in ast.iter_fields(expr):
         if isinstance(value, ast.expr):
             setattr(expr, field, substitute_known(value, known))
@@ -82,21 +83,16 @@ def substitute_known(expr: ast.expr, known: dict[str, str] | None) -> ast.expr:
     return expr
 
 
-def known_after(stmt: ast.Assign) -> dict[str, str]:
+def known_after(stmt: ast.Assign) -> dict:
     """The calls ``stmt.known_calls`` names that still hold after ``stmt`` has run (its
     target is neither their holder nor an operand): what a tangent emitted after the
     primal statement may read."""
     target = names_written(stmt.targets[0])
     return {
-        key: name
-        for key, name in getattr(stmt, "known_calls", {}).items()
-        if name not in target and not _operands(key) & target
+        key: (name, operands)
+        for key, (name, operands) in getattr(stmt, "known_calls", {}).items()
+        if name not in target and not operands & target
     }
-
-
-def _operands(key: str) -> set[str]:
-    call = ast.parse(key, mode="eval").body
-    return {a.id for a in call.args if isinstance(a, ast.Name)}
 
 
 def _block(stmts: list[ast.stmt], known: dict, types) -> None:
@@ -116,7 +112,7 @@ def _block(stmts: list[ast.stmt], known: dict, types) -> None:
 
 def _assign(stmt: ast.Assign, known: dict, types) -> None:
     if isinstance(stmt.value, ast.Call) and known:
-        stmt.known_calls = {key: name for key, (name, _) in known.items()}
+        stmt.known_calls = dict(known)
     _forget(known, names_written(stmt))
     target = stmt.targets[0]
     key = call_key(stmt.value)
