@@ -57,8 +57,7 @@ class _ValueAndGrad(Specializer):
                 self.parsed.node.lineno,
             )
         value, grads = self.call(built, adjoint, args + (1.0,))
-        grads = tuple(shaped_like(g, args[k]) for g, k in zip(grads, self.argnums))
-        grads = self.regroup(grads, given)
+        grads = self.regroup([shaped_like(g, args[k]) for g, k in zip(grads, self.argnums)], given)
         grad = grads[0] if self.single else grads
         return (as_python(value), grad) if self.with_value else grad
 

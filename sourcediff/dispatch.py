@@ -75,6 +75,7 @@ class Specializer:
         self.options = [k for k, p in enumerate(self.params) if p in self.parsed.option_params]
         self.bound: dict[tuple, object] = {}  # option values -> the function bound to them
         self.compiled_primal = None
+        self.written_by_path: dict[str, list[int]] = {}  # see written_positions
         functools.update_wrapper(self, func)
 
     def __reduce__(self):
@@ -238,7 +239,8 @@ class Specializer:
         memory with an array it writes); Numba failing to compile it is our error, not
         the user's, and is reported as such, naming the user's function."""
         written = self.written_positions(built)
-        self.refuse_shared_memory(args, written)
+        if written:
+            self.refuse_shared_memory(args, written)
         first = getattr(function, "overloads", None) == {}  # a Dispatcher not compiled yet
         start = time.perf_counter()
         ordered = c_ordered(self.with_placeholders(args))
@@ -256,7 +258,11 @@ class Specializer:
     def written_positions(self, built=None, args: tuple = ()) -> list[int]:
         """The positions of the array parameters the function writes into, as the module
         ``built`` (by default the primal's) finds them."""
-        return written_positions(self.params, built or self.primal_module(args)[0])
+        built = built or self.primal_module(args)[0]
+        found = self.written_by_path.get(built.path)
+        if found is None:  # asked on every call: a gradient in a loop pays one lookup
+            found = self.written_by_path[built.path] = written_positions(self.params, built)
+        return found
 
     @functools.cached_property
     def module_arrays(self) -> dict:
@@ -362,14 +368,18 @@ def _call_key(args: tuple) -> tuple:
     >>> _call_key((np.zeros((2, 3)), 4, 0.5))[1:]
     ((<class 'int'>, 4), <class 'float'>)
     """
-    return tuple(
-        (type(a), a.dtype, a.shape)
-        if isinstance(a, np.ndarray)
-        else (type(a), a)
-        if isinstance(a, (int, np.integer, str))
-        else type(a)
-        for a in args
-    )
+    key = []
+    for a in args:  # a loop, not a generator: this runs on every call
+        kind = type(a)
+        if kind is float:
+            key.append(kind)
+        elif isinstance(a, np.ndarray):
+            key.append((kind, a.dtype, a.shape))
+        elif isinstance(a, (int, np.integer, str)):
+            key.append((kind, a))
+        else:
+            key.append(kind)
+    return tuple(key)
 
 
 def _type_key(args: tuple) -> tuple:
@@ -445,6 +455,8 @@ def shaped_like(gradient, argument):
     >>> shaped_like(1.5, np.array(0.5))
     array(1.5)
     """
+    if gradient.__class__ is float and argument.__class__ is float:
+        return gradient  # the common case first: this runs per argument on every call
     if isinstance(argument, np.ndarray):
         if not (isinstance(gradient, np.ndarray) and gradient.shape == argument.shape):
             return np.asarray(gradient, dtype=argument.dtype).reshape(argument.shape)
@@ -485,6 +497,11 @@ def c_ordered(args: tuple) -> tuple:
     >>> [a.flags.c_contiguous for a in c_ordered((f, 1.0)) if isinstance(a, np.ndarray)]
     [True]
     """
+    for a in args:
+        if isinstance(a, np.ndarray) and not a.flags.c_contiguous:
+            break
+    else:  # the common case, on every call: nothing to copy
+        return args
     return tuple(
         np.ascontiguousarray(a) if isinstance(a, np.ndarray) and not a.flags.c_contiguous else a
         for a in args
