@@ -28,13 +28,14 @@ def test_generated_program_compiled(seed, folder):
     run_program(seed, folder, True, policies()[3:])
 
 
-@pytest.mark.parametrize("seed", [29, 98066, 20, 33])
+@pytest.mark.parametrize("seed", [258, 98066, 20, 33])
 def test_generated_own_stream_constructs_compiled(seed, folder):
-    """Programs with np.roll stencils rebound in a loop (29), options, input checks and
-    NumPy functions written in the subset (98066), a scalar time loop "auto" re-runs in the
-    reverse sweep (20), helpers called from two places (33: outlined), all ``gaps=True``,
-    compiled (81, rows of an invariant array in a per-sample loop, runs as Python in
-    test_fuzz_second_half.py)."""
+    """Programs with np.roll stencils rebound in a loop and reads repeated around a writing
+    helper (258; 29 has them too, runs as Python, and took 20-45 s to compile), options,
+    input checks and NumPy functions written in the subset (98066), a scalar time loop
+    "auto" re-runs in the reverse sweep (20), helpers called from two places (33:
+    outlined), all ``gaps=True``, compiled (rows of an invariant array in a per-sample loop
+    run as Python in test_fuzz_second_half.py)."""
     run_program(seed, folder, True, policies()[3:], gaps=True)
 
 
