@@ -41,7 +41,6 @@ sharing never makes two arrays one.
 from __future__ import annotations
 
 import ast
-from collections import Counter
 
 from .. import ir
 from ..analysis.sharing import alias_classes
@@ -59,19 +58,21 @@ from .effects import (
 def share_common_subexpressions(function: ast.FunctionDef) -> bool:
     """Replace, in place, recomputations by the name that already holds them; whether
     anything changed."""
-    binds = Counter(a.arg for a in function.args.args)
+    binds = {a.arg for a in function.args.args}
     for node in walk(function):
         if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-            binds[node.id] += 1
-    frozen = {name for name, count in binds.items() if count == 1} - _changed_in_place(function)
+            binds.add(node.id)
+    in_place = changed_in_place(function)
+    frozen = binds - in_place
     changed = False
     for stmts in statement_lists(function):
-        changed |= _share_in_block(stmts, frozen)
+        changed |= _share_in_block(stmts, frozen, in_place)
     return changed
 
 
-def _share_in_block(stmts: list[ast.stmt], frozen: set[str]) -> bool:
-    # expression dump -> (name, reads, whether it is a shape query)
+def _share_in_block(stmts: list[ast.stmt], frozen: set[str], in_place: set[str]) -> bool:
+    # expression dump -> (name, reads, whether memory writes leave it: a shape query or
+    # a value of names never changed in place)
     available: dict[str, tuple[str, set[str], bool]] = {}
     changed = False
     for stmt in stmts:
@@ -79,19 +80,31 @@ def _share_in_block(stmts: list[ast.stmt], frozen: set[str]) -> bool:
         if candidate is not None:
             key = ast.dump(stmt.value)
             if key in available:
-                stmt.value = ast.Name(available[key][0], ast.Load())
+                holder = available[key][0]
+                stmt.value = ast.Name(holder, ast.Load())
                 changed = True
-                continue
+                if holder == candidate:  # ``t = t``: nothing changes
+                    continue
+                candidate = None  # a copy now; what its target held before goes below
         rebound = names_changed(stmt)
-        # Memory writes and calls change no array's shape: ``n = a.shape[0]`` stays
-        # available across them (a fused loop, a helper's call), unless ``a`` is rebound.
+        # Memory writes and calls change no array's shape (``n = a.shape[0]`` stays
+        # available across a fused loop, a helper's call), nor a product or quotient of
+        # names never changed in place (``h = 0.5 * dt`` across a time loop; not ``n - 1``,
+        # which reads better where it is used), unless a name it reads is bound again, or
+        # the name holding it.
         effects = has_effects(stmt)
         available = {
-            k: v for k, v in available.items() if not (v[1] & rebound or effects and not v[2])
+            k: v
+            for k, v in available.items()
+            if not (v[1] & rebound or v[0] in rebound or effects and not v[2])
         }
         if candidate is not None:
-            entry = (candidate, names_read(stmt.value), ir.shape_axis(stmt.value) is not None)
-            available.setdefault(ast.dump(stmt.value), entry)
+            reads = names_read(stmt.value)
+            if candidate not in reads:  # ``t = t * 0.5`` holds a value of the old t
+                lasting = ir.shape_axis(stmt.value) is not None or (
+                    worth_a_name(stmt.value) and not reads & in_place
+                )
+                available.setdefault(ast.dump(stmt.value), (candidate, reads, lasting))
     return changed
 
 
@@ -108,7 +121,10 @@ def _candidate(stmt: ast.stmt, frozen: set[str]) -> str | None:
     return target.id
 
 
-def _changed_in_place(function: ast.FunctionDef) -> set[str]:
+def changed_in_place(function: ast.FunctionDef) -> set[str]:
+    """The names whose memory ``function`` changes anywhere (stored through, an augmented
+    target, a method's receiver, an impure call's argument), and the names that may share
+    memory with one."""
     changed: set[str] = set()
     for node in walk(function):
         if isinstance(node, (ast.Subscript, ast.Attribute)) and not isinstance(node.ctx, ast.Load):
@@ -124,3 +140,22 @@ def _changed_in_place(function: ast.FunctionDef) -> set[str]:
     # sharing its value with an equal computation would make two arrays one.
     aliases = alias_classes(function)
     return changed | {other for name in changed for other in aliases.get(name, ())}
+
+
+_NAMED_OPERATORS = (ast.Mult, ast.Div, ast.FloorDiv, ast.Mod)
+
+
+def worth_a_name(expr: ast.expr) -> bool:
+    """Whether ``expr`` multiplies, divides or holds a float (``0.5 * dt``, ``feed / 6.0``),
+    not only adds integers and names (``n - 1``): what is worth a name of its own outside
+    the loop or statement that computes it (hoist.py moves it out of loops).
+
+    >>> [worth_a_name(ast.parse(e, mode="eval").body) for e in ("0.5 * dt", "n - 1", "5")]
+    [True, False, False]
+    """
+    for node in walk(expr):
+        if isinstance(node, ast.BinOp) and isinstance(node.op, _NAMED_OPERATORS):
+            return True
+        if isinstance(node, ast.Constant) and isinstance(node.value, float):
+            return True
+    return False

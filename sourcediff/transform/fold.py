@@ -59,6 +59,8 @@ from .effects import (
     names_written,
 )
 
+_SIMPLE = (ast.Assign, ast.AugAssign, ast.Expr, ast.Return)
+
 
 class _Counts:
     """How often each name is bound and read in one function."""
@@ -184,12 +186,13 @@ def _rewrite_at(stmts, index: int, counts: _Counts, liveness, summaries) -> bool
             counts.binds[name] -= 1
             counts.reads[source] -= 1
             return True
-        if counts.binds[name] == 1 and _propagate_copy(
-            stmts, index, name, source, counts, summaries
-        ):
+        if counts.binds[name] == 1:
+            propagated = _propagate_copy(stmts, index, name, source, counts, summaries)
+        else:
+            propagated = _propagate_copy_locally(stmts, index, counts, liveness, summaries)
+        if propagated:
             liveness.renamed(name, source)
-            return True
-        return False
+        return propagated
     if not is_pure(stmt.value):
         return False
     only_use = counts.binds[name] == 1 and counts.reads[name] == 1
@@ -310,6 +313,59 @@ def _propagate_copy(stmts, index: int, name: str, source: str, counts, summaries
     del stmts[index]
     counts.reads[source] += total - 1
     counts.reads[name] = 0
+    counts.binds[name] -= 1
+    return True
+
+
+def _propagate_copy_locally(stmts, index: int, counts, liveness, summaries) -> bool:
+    """Replace the reads of ``name`` in the statements after ``name = source`` (``name``
+    bound elsewhere too: ``t8 = t1`` in each sweep's loop) up to the last read of this
+    value, when neither name is bound again before it (a loop or a branch that reads it
+    binds neither); the copy then goes.
+
+    >>> fn = ast.parse('''
+    ... def f(x, dt, n):
+    ...     for i in range(n):
+    ...         t1 = 0.5 * dt
+    ...         t8 = t1
+    ...         x = x + t8 * x
+    ...     t8 = x
+    ...     return t8 * t1
+    ... ''').body[0]
+    >>> fold_temporaries(fn)
+    True
+    >>> print(ast.unparse(fn.body[0]))
+    for i in range(n):
+        t1 = 0.5 * dt
+        x = x + t1 * x
+    """
+    copy = stmts[index]
+    name, source = copy.targets[0].id, copy.value.id
+    uses = []
+    for later in stmts[index + 1 :]:
+        read, written, _, _ = summaries.of(later)
+        if name in read:
+            if isinstance(later, (ast.For, ast.While, ast.If)):
+                if written & {name, source}:
+                    return False  # a loop or branch that binds either: not followed here
+            elif not isinstance(later, _SIMPLE) or not _reads_before_binding(later, name):
+                return False
+            uses.append(later)
+            if name not in liveness.live_after(later):
+                break  # the last read of this value
+            if written & {name, source}:
+                return False  # read again after it or its source changed
+        elif written & {name, source}:
+            return False
+    else:
+        return False  # read after this block (a later iteration, after the loop)
+    replaced = sum(_reads_of(later, name) for later in uses)
+    for later in uses:
+        _Substitute(name, ast.Name(source, ast.Load())).visit(later)
+    summaries.forget(uses)
+    del stmts[index]
+    counts.reads[source] += replaced - 1
+    counts.reads[name] -= replaced
     counts.binds[name] -= 1
     return True
 

@@ -83,6 +83,7 @@ from .first_arrays import bind_first_contributions, swap_first_contributions
 from .fold import fold_temporaries
 from .forward_loops import run_independent_loops_forward
 from .forwarding import forward_array_adjoints
+from .hoist import hoist_loop_invariants
 from .passthrough import pass_through_increments
 from .repeats import drop_repeated_reads
 from .rule_calls import share_rule_calls
@@ -143,7 +144,7 @@ def _passes(shapes: dict | None, ranks: dict | None, counting: bool) -> list:
     passes = [assign_first_contributions, forward_array_adjoints]
     if shapes is not None:
         passes.append(lambda function: bind_first_contributions(function, shapes))
-    passes.append(share_common_subexpressions)
+    passes += [hoist_loop_invariants, share_common_subexpressions]
     if ranks is not None:
         passes.append(lambda function: drop_repeated_reads(function, ranks))
     passes += [fold_temporaries, drop_dead_stores, tidy_reversed_ranges]

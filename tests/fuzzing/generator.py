@@ -820,11 +820,13 @@ class _Writer:
             )
             step, i, last = self.gap_name("k"), self.gap_name("i"), self.gap_name("m")
             self.emit(depth, f"{state} = {vec}.copy()")
-            spare_value = ["np.empty_like", "np.zeros_like", "np.sin"]
-            self.emit(depth, f"{spare} = {self.rng.choice(spare_value)}({vec})")
+            start = self.rng.choice(["np.empty_like", "np.zeros_like", "np.sin"])
+            body, form = depth + 1, self.rng.choice(["ends", "slice", "shifted", "interior"])
+            if form == "interior" and start == "np.empty_like":
+                start = "np.zeros_like"  # its ends are read, never written (seed 42007)
+            self.emit(depth, f"{spare} = {start}({vec})")
             self.emit(depth, f"{last} = {state}.shape[0] - 1")
             self.emit(depth, f"for {step} in range(n):")
-            body, form = depth + 1, self.rng.choice(["ends", "slice", "shifted", "interior"])
             coupling = f"{state}[{i}] + 0.2 * math.sin({state}[{i} - 1] - {state}[{i} + 1])"
             if form in ("ends", "interior"):
                 if form == "ends":

@@ -110,14 +110,12 @@ def heat_vjp(u0, alpha, steps, heat_bar):
                 # golden_functions.py:54: u, v = v, u
                 u, v = (v, u)
         elif action == 1:
-            slot = first
-            if slot < len(u_snapshots):
-                u_snapshots[slot] = u.copy()
+            if first < len(u_snapshots):
+                u_snapshots[first] = u.copy()
             else:
                 u_snapshots.append(u.copy())
         elif action == 2:
-            slot = first
-            u = u_snapshots[slot].copy()
+            u = u_snapshots[first].copy()
         else:
             # golden_functions.py:50: for i in range(1, n - 1):
             t1 = n - 1

@@ -16,12 +16,12 @@ import numpy as np
 def logistic(k, y0, n):
     # golden_functions.py:38: y = y0
     y = y0
-    # golden_functions.py:39: dt = 1e-3
-    dt = 0.001
+    # golden_functions.py:41: y = y + dt * k * y * (1.0 - y)
+    t1 = 0.001 * k
     # golden_functions.py:40: for _ in range(n):
     for _ in range(n):
         # golden_functions.py:41: y = y + dt * k * y * (1.0 - y)
-        y = y + dt * k * y * (1.0 - y)
+        y = y + t1 * y * (1.0 - y)
     # golden_functions.py:42: return y * y
     return y * y
 
@@ -34,12 +34,14 @@ def logistic_vjp(k, y0, n, logistic_bar):
     # golden_functions.py:39: dt = 1e-3
     dt = 0.001
     floats_tape = np.empty(len(range(n)), np.float64)
+    # golden_functions.py:41: y = y + dt * k * y * (1.0 - y)
+    t1 = dt * k
     # golden_functions.py:40: for _ in range(n):
     for _ in range(n):
         floats_tape[floats_top] = y
         floats_top += 1
         # golden_functions.py:41: y = y + dt * k * y * (1.0 - y)
-        y = y + dt * k * y * (1.0 - y)
+        y = y + t1 * y * (1.0 - y)
     value = y * y
     # reverse sweep
     k_bar = 0.0
@@ -48,7 +50,6 @@ def logistic_vjp(k, y0, n, logistic_bar):
         # golden_functions.py:41: y = y + dt * k * y * (1.0 - y)
         floats_top -= 1
         y = floats_tape[floats_top]
-        t1 = dt * k
         t2_bar = (1.0 - y) * y_bar
         y_bar -= t1 * y * y_bar
         t1_bar = y * t2_bar

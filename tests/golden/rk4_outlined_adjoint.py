@@ -22,22 +22,24 @@ ARRAY_float64_1D_C = types.Array(types.float64, 1, "C")
 def rk4_rd(u0, d, dt, steps):
     # kernels_more.py:119: u = u0.copy()
     u = np.copy(u0)
+    # kernels_more.py:122: k2 = reaction_rhs(u + 0.5 * dt * k1, d)
+    t1 = 0.5 * dt
+    # kernels_more.py:125: u = u + dt / 6.0 * (k1 + 2.0 * k2 + 2.0 * k3 + k4)
+    t9 = dt / 6.0
     # kernels_more.py:120: for _ in range(steps):
     for _ in range(steps):
         # kernels_more.py:121: k1 = reaction_rhs(u, d)
         k1 = reaction_rhs(u, d)
         # kernels_more.py:122: k2 = reaction_rhs(u + 0.5 * dt * k1, d)
-        t1 = 0.5 * dt
         t19 = u0.shape[0]
         t3 = np.empty((max(t19, 0),))
         for j in range(t19):
             t3[j] = u[j] + t1 * k1[j]
         k2 = reaction_rhs(t3, d)
         # kernels_more.py:123: k3 = reaction_rhs(u + 0.5 * dt * k2, d)
-        t4 = 0.5 * dt
         t6 = np.empty((max(t19, 0),))
         for j2 in range(t19):
-            t6[j2] = u[j2] + t4 * k2[j2]
+            t6[j2] = u[j2] + t1 * k2[j2]
         k3 = reaction_rhs(t6, d)
         # kernels_more.py:124: k4 = reaction_rhs(u + dt * k3, d)
         t8 = np.empty((max(t19, 0),))
@@ -45,7 +47,6 @@ def rk4_rd(u0, d, dt, steps):
             t8[j3] = u[j3] + dt * k3[j3]
         k4 = reaction_rhs(t8, d)
         # kernels_more.py:125: u = u + dt / 6.0 * (k1 + 2.0 * k2 + 2.0 * k3 + k4)
-        t9 = dt / 6.0
         t16 = np.empty((max(t19, 0),))
         for j4 in range(t19):
             t16[j4] = u[j4] + t9 * (k1[j4] + 2.0 * k2[j4] + 2.0 * k3[j4] + k4[j4])
@@ -79,13 +80,16 @@ def rk4_rd_vjp(u0, d, dt, steps, rk4_rd_bar):
     u_refs = List.empty_list(ARRAY_float64_1D_C)
     # kernels_more.py:119: u = u0.copy()
     u = np.copy(u0)
+    # kernels_more.py:122: k2 = reaction_rhs(u + 0.5 * dt * k1, d)
+    t1 = 0.5 * dt
+    # kernels_more.py:125: u = u + dt / 6.0 * (k1 + 2.0 * k2 + 2.0 * k3 + k4)
+    t9 = dt / 6.0
     # kernels_more.py:120: for _ in range(steps):
     for _ in range(steps):
         k1_refs.append(k1)
         # kernels_more.py:121: k1 = reaction_rhs(u, d)
         k1 = reaction_rhs(u, d)
         # kernels_more.py:122: k2 = reaction_rhs(u + 0.5 * dt * k1, d)
-        t1 = 0.5 * dt
         t19 = u0.shape[0]
         t3_refs.append(t3)
         t3 = np.empty((max(t19, 0),))
@@ -94,12 +98,11 @@ def rk4_rd_vjp(u0, d, dt, steps, rk4_rd_bar):
         k2_refs.append(k2)
         k2 = reaction_rhs(t3, d)
         # kernels_more.py:123: k3 = reaction_rhs(u + 0.5 * dt * k2, d)
-        t4 = 0.5 * dt
         t24 = t19
         t6_refs.append(t6)
         t6 = np.empty((max(t24, 0),))
         for j2 in range(t24):
-            t6[j2] = u[j2] + t4 * k2[j2]
+            t6[j2] = u[j2] + t1 * k2[j2]
         k3_refs.append(k3)
         k3 = reaction_rhs(t6, d)
         # kernels_more.py:124: k4 = reaction_rhs(u + dt * k3, d)
@@ -111,7 +114,6 @@ def rk4_rd_vjp(u0, d, dt, steps, rk4_rd_bar):
         k4_refs.append(k4)
         k4 = reaction_rhs(t8, d)
         # kernels_more.py:125: u = u + dt / 6.0 * (k1 + 2.0 * k2 + 2.0 * k3 + k4)
-        t9 = dt / 6.0
         t34 = t19
         t16_refs.append(t16)
         t16 = np.empty((max(t34, 0),))
@@ -147,7 +149,7 @@ def rk4_rd_vjp(u0, d, dt, steps, rk4_rd_bar):
             t40_bar = t16_bar[j4]
             t16_bar[j4] = 0.0
             u_bar[j4] += t40_bar
-            t14_bar = dt / 6.0 * t40_bar
+            t14_bar = t9 * t40_bar
             k4_bar[j4] += t14_bar
             k3_bar[j4] += 2.0 * t14_bar
             k1_bar[j4] += t14_bar
@@ -175,7 +177,7 @@ def rk4_rd_vjp(u0, d, dt, steps, rk4_rd_bar):
             t27_bar = t6_bar[j2]
             t6_bar[j2] = 0.0
             u_bar[j2] += t27_bar
-            k2_bar[j2] += 0.5 * dt * t27_bar
+            k2_bar[j2] += t1 * t27_bar
         t6 = t6_refs.pop()
         # kernels_more.py:122: k2 = reaction_rhs(u + 0.5 * dt * k1, d)
         reaction_rhs_parts3 = reaction_rhs_vjp(t3, d, k2_bar)
@@ -187,7 +189,7 @@ def rk4_rd_vjp(u0, d, dt, steps, rk4_rd_bar):
             t22_bar = t3_bar[j]
             t3_bar[j] = 0.0
             u_bar[j] += t22_bar
-            k1_bar[j] += 0.5 * dt * t22_bar
+            k1_bar[j] += t1 * t22_bar
         t3 = t3_refs.pop()
         # kernels_more.py:121: k1 = reaction_rhs(u, d)
         reaction_rhs_parts4 = reaction_rhs_vjp(u, d, k1_bar)
@@ -210,10 +212,11 @@ def rk4_rd_record_bytes(u0, d, dt, steps):
     t6 = np.empty((0,), np.float64)
     t8 = np.empty((0,), np.float64)
     u = np.copy(u0)
+    t1 = 0.5 * dt
+    t9 = dt / 6.0
     for _ in range(steps):
         recorded_bytes += k1.nbytes
         k1 = reaction_rhs(u, d)
-        t1 = 0.5 * dt
         t19 = u0.shape[0]
         t20 = max(t19, 0)
         recorded_bytes += t3.nbytes
@@ -222,12 +225,11 @@ def rk4_rd_record_bytes(u0, d, dt, steps):
             t3[j] = u[j] + t1 * k1[j]
         recorded_bytes += k2.nbytes
         k2 = reaction_rhs(t3, d)
-        t4 = 0.5 * dt
         t25 = max(t19, 0)
         recorded_bytes += t6.nbytes
         t6 = np.empty((t25,))
         for j2 in range(t19):
-            t6[j2] = u[j2] + t4 * k2[j2]
+            t6[j2] = u[j2] + t1 * k2[j2]
         recorded_bytes += k3.nbytes
         k3 = reaction_rhs(t6, d)
         t30 = max(t19, 0)
@@ -237,7 +239,6 @@ def rk4_rd_record_bytes(u0, d, dt, steps):
             t8[j3] = u[j3] + dt * k3[j3]
         recorded_bytes += k4.nbytes
         k4 = reaction_rhs(t8, d)
-        t9 = dt / 6.0
         t35 = max(t19, 0)
         recorded_bytes += t16.nbytes
         t16 = np.empty((t35,))

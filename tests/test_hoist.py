@@ -1,0 +1,162 @@
+"""Loop invariants computed once (sourcediff/transform/hoist.py), shared by both sweeps
+(cse.py across a loop) and copies propagated where their name is bound elsewhere too
+(fold.py): what moves, what must stay, and gradients against central differences."""
+
+import ast
+import textwrap
+
+import pytest
+from reference import assert_gradient_matches
+
+import sourcediff as sd
+from sourcediff.transform.cse import share_common_subexpressions
+from sourcediff.transform.fold import fold_temporaries
+from sourcediff.transform.hoist import hoist_loop_invariants
+
+POLICIES = ["store", "recompute", sd.Checkpoint(snapshots=2), "auto"]
+
+
+def midpoint(x, v, k, dt, steps):
+    """Midpoint steps of an oscillator: ``0.5 * dt`` and ``dt * k`` in every step."""
+    for _ in range(steps):
+        xm = x + 0.5 * dt * v
+        vm = v - 0.5 * dt * k * x
+        x = x + dt * vm
+        v = v - dt * k * xm
+    return x * x + 0.5 * v * v
+
+
+def last_half_step(x, dt, steps):
+    """``h`` is read after the loop: with no step it keeps 1.0, so it must not move."""
+    h = 1.0
+    for _ in range(steps):
+        h = 0.5 * dt
+        x = x + h * x * x
+    return x * h
+
+
+def _function(source: str) -> ast.FunctionDef:
+    return ast.parse(textwrap.dedent(source)).body[0]
+
+
+def _run(fn: ast.FunctionDef, *args):
+    namespace = {}
+    exec(compile(ast.fix_missing_locations(ast.Module([fn], [])), "<hoist>", "exec"), namespace)
+    return namespace[fn.name](*args)
+
+
+def test_an_invariant_moves_before_its_loop_and_the_value_is_unchanged():
+    fn = _function(
+        """
+        def f(x, dt, n):
+            for i in range(n):
+                h = 0.5 * dt
+                g = h / 3.0
+                x = x + g * x
+            return x
+        """
+    )
+    before = _run(fn, 1.0, 0.1, 3)
+    assert hoist_loop_invariants(fn)
+    assert [type(s).__name__ for s in fn.body] == ["Assign", "Assign", "For", "Return"]
+    assert _run(fn, 1.0, 0.1, 3) == before
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "h = 0.5 * dt\n    x = x + h * x",  # h read after the loop
+        "x = x + h * x\n    h = 0.5 * dt",  # read before it in the body: the old h first
+        "h = x / dt\n    x = x + h",  # reads what the loop binds, divides by a name
+        "h = 0.5 / dt\n    x = x + h",  # a division by a name may fail
+        "h = n - 1\n    x = x + h",  # an index: reads better where it is used
+        "h = 0.5 * dt\n    h = h * 2.0\n    x = x + h",  # bound twice in the loop
+    ],
+)
+def test_what_must_stay_in_its_loop(body):
+    fn = _function(f"def f(x, dt, n):\n  h = 1.0\n  for i in range(n):\n    {body}\n  return x * h")
+    before = ast.dump(fn)
+    hoist_loop_invariants(fn)
+    assert ast.dump(fn) == before
+
+
+def test_a_product_is_shared_across_a_loop_only_while_nothing_changes_its_inputs():
+    fn = _function(
+        """
+        def f(x, a, dt, n):
+            h = 0.5 * dt
+            for i in range(n):
+                x = x + h * x
+            g = 0.5 * dt
+            s = a * 2.0
+            for i in range(n):
+                a[i] = 1.0
+            t = a * 2.0
+            return x * g + s + t
+        """
+    )
+    assert share_common_subexpressions(fn)
+    assert ast.unparse(fn.body[2]) == "g = h"
+    assert ast.unparse(fn.body[5]) == "t = a * 2.0"  # a changed in place between
+
+
+def test_a_copy_is_propagated_into_a_loop_that_binds_neither_name():
+    fn = _function(
+        """
+        def f(x, dt, n):
+            t1 = 0.5 * dt
+            t8 = t1
+            for i in range(n):
+                x = x + t8 * x
+            t8 = x
+            return t8 * t1
+        """
+    )
+    assert fold_temporaries(fn)
+    text = ast.unparse(fn)
+    assert "t8" not in text and "x = x + t1 * x" in text
+    assert _run(fn, 1.0, 0.1, 2) == 1.05**2 * 0.05
+
+
+def test_the_generated_midpoint_adjoint_computes_half_a_step_once():
+    text = sd.adjoint_source(midpoint, argnums=(0, 1, 2, 3), args=(1.0, 0.5, 2.0, 0.1, 4))
+    adjoint = text[text.index("def midpoint_vjp") : text.index("def midpoint_record_bytes")]
+    code = [line for line in adjoint.splitlines() if not line.lstrip().startswith("#")]
+    assert sum(line.count("0.5 * dt") for line in code) == 1, adjoint
+    assert sum(line.count("dt * k") for line in code) == 1, adjoint  # both sweeps read it
+
+
+@pytest.mark.parametrize("jit", [False, True], ids=["py", "jit"])
+@pytest.mark.parametrize("policy", POLICIES, ids=str)
+def test_midpoint_gradient(policy, jit, monkeypatch):
+    if not jit:
+        monkeypatch.setenv("SOURCEDIFF_VERIFY", "1")
+    assert_gradient_matches(midpoint, (1.0, 0.5, 2.0, 0.1, 6), (0, 1, 2, 3), policy, jit)
+
+
+@pytest.mark.parametrize("steps", [0, 3])
+@pytest.mark.parametrize("jit", [False, True], ids=["py", "jit"])
+def test_a_value_read_after_a_loop_of_no_step_keeps_its_old_value(steps, jit):
+    args = (0.7, 0.2, steps)
+    assert sd.jit(last_half_step)(*args) == pytest.approx(last_half_step(*args), rel=1e-15)
+    for policy in ("store", "auto"):
+        assert_gradient_matches(last_half_step, args, (0, 1), policy, jit)
+    if steps == 0:  # x * 1.0: exactly
+        assert sd.grad(last_half_step, argnums=(0, 1), jit=jit)(*args) == (1.0, 0.0)
+
+
+@pytest.mark.parametrize("write", ["m[...] = t", "p = m\n                p[0] = t[0]", "m += t"])
+def test_a_product_of_an_array_written_in_the_loop_stays(write):
+    """``t = m * 1.1`` changes each step when the loop writes ``m`` (directly, through a
+    name sharing its memory, in place): it stays (moving it once gave
+    silent_wrong_cases.views_of_written_arrays a gradient 37% off)."""
+    fn = _function(
+        f"""
+        def f(m, n):
+            for i in range(n):
+                t = m * 1.1
+                {write}
+            return m
+        """
+    )
+    assert not hoist_loop_invariants(fn)
