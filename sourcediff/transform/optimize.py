@@ -1,6 +1,6 @@
 """Stage "optimize": generated functions as an expert would write them, bit for bit the same.
 
-Ten passes run over each generated function (primal, derivative and record
+Eleven passes run over each generated function (primal, derivative and record
 count; not the verifier's shadow) until none changes anything:
 
 1. ``assign_first_contributions`` (zeros.py): ``s_bar += g`` becomes
@@ -11,21 +11,23 @@ count; not the verifier's shadow) until none changes anything:
 3. ``bind_first_contributions`` (first_arrays.py): ``add_into(t_bar, e)``
    becomes ``t_bar = e`` where the buffer is certainly zero and ``e`` a new
    array of its shape (the derivative only: it needs the static shapes);
-4. ``share_common_subexpressions`` (cse.py): ``b = e`` after ``a = e``
+4. ``hoist_loop_invariants`` (hoist.py): ``h = 0.5 * dt`` in a loop's body moves
+   before the loop;
+5. ``share_common_subexpressions`` (cse.py): ``b = e`` after ``a = e``
    becomes ``b = a`` while ``e``'s inputs are unchanged;
-5. ``drop_repeated_reads`` (repeats.py): a second ``t = x[j, 1] - x[i, 1]`` goes while
+6. ``drop_repeated_reads`` (repeats.py): a second ``t = x[j, 1] - x[i, 1]`` goes while
    neither the names nor the memory it reads changed (the derivative only: it needs
    the arrays' ranks);
-6. ``fold_temporaries`` (fold.py): values read once go back into the
+7. ``fold_temporaries`` (fold.py): values read once go back into the
    expression that reads them; copies are propagated; ``b = a`` after
    ``a = b`` is dropped;
-7. ``drop_dead_stores`` (cleanup.py): ``name = pure`` that nothing reads;
-8. ``tidy_reversed_ranges`` (simplify.py): the reverse of a loop whose bounds are
+8. ``drop_dead_stores`` (cleanup.py): ``name = pure`` that nothing reads;
+9. ``tidy_reversed_ranges`` (simplify.py): the reverse of a loop whose bounds are
    recomputed runs ``range(b - 1, a - 1, -1)``;
-9. ``pass_through_increments`` (passthrough.py): the reverse of ``a[i] += e`` no
-   longer zeroes ``a_bar[i]`` to add the same value back (the derivative only: it
-   needs the arrays' ranks);
-10. ``count_by_multiplying`` (counting.py, the counting function only): a loop that
+10. ``pass_through_increments`` (passthrough.py): the reverse of ``a[i] += e`` no
+    longer zeroes ``a_bar[i]`` to add the same value back (the derivative only: it
+    needs the arrays' ranks);
+11. ``count_by_multiplying`` (counting.py, the counting function only): a loop that
     adds the same bytes every iteration becomes one multiplication.
 
 A pass that found nothing is not run again until another pass changes the function.
@@ -139,7 +141,7 @@ def optimize(
 
 
 def _passes(shapes: dict | None, ranks: dict | None, counting: bool) -> list:
-    """Passes 1-10 in their order; those that need ``shapes`` or ``ranks`` only given
+    """Passes 1-11 in their order; those that need ``shapes`` or ``ranks`` only given
     them, the last only for the ``counting`` function."""
     passes = [assign_first_contributions, forward_array_adjoints]
     if shapes is not None:
