@@ -383,3 +383,35 @@ def test_branch_tests_from_loop_variables_are_recomputed_not_recorded(jit):
     np.testing.assert_allclose(grads[0], array_central_difference(_periodic_smoothing, args, 0))
     expected = central_difference(_periodic_smoothing, args, 1)
     np.testing.assert_allclose(grads[1], expected, rtol=1e-8)
+
+
+def _branch_records(x, y, n):
+    s = 0.0
+    for _ in range(n):
+        if x > 0.0:
+            a = math.sin(x * y)
+            b = math.cos(a * x)
+            c = math.exp(b * 0.1)
+            x = x * 0.9 + a * b * c
+        s += x * y
+    return s
+
+
+@pytest.mark.parametrize("jit", [False, True], ids=["py", "jit"])
+def test_a_branch_that_records_several_numbers_counts_them_in_one_addition(jit, monkeypatch):
+    """The counting function joins ``b += 8`` repeated into one ``b += k``
+    (counting.merge_constant_counts); the count is the one the unoptimized counting
+    function gives, and the gradient is right."""
+    args = (0.7, 0.4, 5)
+    text = sd.adjoint_source(_branch_records, argnums=(0, 1), args=args, policy="store")
+    counting = text[text.index("def _branch_records_record_bytes") :]
+    lines = [line.strip() for line in counting.splitlines() if "recorded_bytes +=" in line]
+    assert len(lines) == len(set(lines)) and "recorded_bytes += 8" not in lines, counting
+    size = sd.tape_size(_branch_records, *args, argnums=(0, 1), policy="store", jit=jit)
+    monkeypatch.setenv("SOURCEDIFF_OPTIMIZE", "0")
+    plain = sd.tape_size(_branch_records, *args, argnums=(0, 1), policy="store", jit=jit)
+    monkeypatch.delenv("SOURCEDIFF_OPTIMIZE")
+    assert size == plain == 5 * (1 + 7 * 8)  # per step: the branch, seven numbers
+    got = sd.grad(_branch_records, argnums=(0, 1), policy="store", jit=jit)(*args)
+    want = [central_difference(_branch_records, args, k) for k in (0, 1)]
+    np.testing.assert_allclose(got, want, rtol=1e-7)

@@ -79,6 +79,52 @@ def count_by_multiplying(function: ast.FunctionDef) -> bool:
     return folded
 
 
+def merge_constant_counts(function: ast.FunctionDef) -> bool:
+    """Join, in place, the additions of whole numbers to one counter within a block when
+    nothing between them reads the counter or jumps (a branch that records eighteen
+    numbers adds 144 bytes once); whether any were joined. Counts are integers, so the
+    sum is exact.
+
+    >>> fn = ast.parse("def f(x):\\n    b = 0\\n    b += 8\\n    y = x * 2\\n    b += 8").body[0]
+    >>> merge_constant_counts(fn)
+    True
+    >>> print(ast.unparse(fn.body[1:]))
+    b += 16
+    y = x * 2
+    """
+    merged = False
+    for block in statement_lists(function):
+        pending: dict[str, ast.AugAssign] = {}  # counter -> its first addition here
+        for stmt in list(block):
+            if _whole_count(stmt) and stmt.target.id in pending:
+                first = pending[stmt.target.id]
+                first.value = ast.Constant(first.value.value + stmt.value.value)
+                block.remove(stmt)
+                merged = True
+            elif _whole_count(stmt):
+                pending[stmt.target.id] = stmt
+            elif any(isinstance(n, _JUMPS) for n in walk(stmt)):
+                pending.clear()
+            else:
+                for name in names_read(stmt) | names_written(stmt):
+                    pending.pop(name, None)
+    return merged
+
+
+_JUMPS = (ast.Return, ast.Raise, ast.Break, ast.Continue)
+
+
+def _whole_count(stmt: ast.stmt) -> bool:
+    """Whether ``stmt`` is ``name += k`` with ``k`` a whole number."""
+    return (
+        isinstance(stmt, ast.AugAssign)
+        and isinstance(stmt.op, ast.Add)
+        and isinstance(stmt.target, ast.Name)
+        and isinstance(stmt.value, ast.Constant)
+        and type(stmt.value.value) is int
+    )
+
+
 def _target_read_after(loop: ast.For, live_after) -> bool:
     """Whether the loop variable's last value may be read after the loop (``m = i + 1``):
     without the loop, it would be unbound."""

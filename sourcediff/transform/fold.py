@@ -321,7 +321,7 @@ def _propagate_copy_locally(stmts, index: int, counts, liveness, summaries) -> b
     """Replace the reads of ``name`` in the statements after ``name = source`` (``name``
     bound elsewhere too: ``t8 = t1`` in each sweep's loop) up to the last read of this
     value, when neither name is bound again before it (a loop or a branch that reads it
-    binds neither); the copy then goes.
+    binds neither) and no ``break`` or ``continue`` lies between; the copy then goes.
 
     >>> fn = ast.parse('''
     ... def f(x, dt, n):
@@ -344,6 +344,8 @@ def _propagate_copy_locally(stmts, index: int, counts, liveness, summaries) -> b
     uses = []
     for later in stmts[index + 1 :]:
         read, written, _, _ = summaries.of(later)
+        if _jumps_or_updates(later, {name, source}):
+            return False  # a jump may reach a read of this value; ``name += name``
         if name in read:
             if isinstance(later, (ast.For, ast.While, ast.If)):
                 if written & {name, source}:
@@ -368,6 +370,14 @@ def _propagate_copy_locally(stmts, index: int, counts, liveness, summaries) -> b
     counts.reads[name] -= replaced
     counts.binds[name] -= 1
     return True
+
+
+def _jumps_or_updates(stmt: ast.stmt, names: set[str]) -> bool:
+    """Whether ``stmt`` holds a ``break`` or ``continue`` (another path to a later read),
+    or is an augmented assignment to one of ``names`` (its target is read and written)."""
+    if isinstance(stmt, ast.AugAssign):
+        return isinstance(stmt.target, ast.Name) and stmt.target.id in names
+    return any(isinstance(node, (ast.Break, ast.Continue)) for node in walk(stmt))
 
 
 def _reads_before_binding(stmt: ast.stmt, name: str) -> bool:

@@ -9,6 +9,8 @@ in a ``for`` loop's body moves before the loop when
   index ``n - 1`` reads better where it is used, and costs nothing there), and reads no
   name the loop binds nor an array the function writes into (``m * 1.1`` before
   ``m[...] = t``);
+- ``name`` is never changed in place (written through, appended, passed to a call that
+  writes): the loop made a new array every iteration;
 - ``name`` is bound nowhere else in the loop, not read in its header nor in the body
   before this statement, and not live after the loop (a loop that runs no iteration
   would leave the old value there).
@@ -95,6 +97,8 @@ def _invariant_target(stmt, binds: Counter, blocked: set[str], in_place: set[str
         return None
     target = stmt.targets[0]
     if not isinstance(target, ast.Name) or binds[target.id] != 1 or target.id in blocked:
+        return None
+    if target.id in in_place:  # ``t = m * 1.1; t[0] += x``: a new array every iteration
         return None
     if not (_cannot_fail(stmt.value) and worth_a_name(stmt.value)):
         return None

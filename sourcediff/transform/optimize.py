@@ -28,7 +28,8 @@ count; not the verifier's shadow) until none changes anything:
     longer zeroes ``a_bar[i]`` to add the same value back (the derivative only: it
     needs the arrays' ranks);
 11. ``count_by_multiplying`` (counting.py, the counting function only): a loop that
-    adds the same bytes every iteration becomes one multiplication.
+    adds the same bytes every iteration becomes one multiplication, and
+    ``merge_constant_counts`` joins ``b += 8; b += 8`` into ``b += 16``.
 
 A pass that found nothing is not run again until another pass changes the function.
 
@@ -77,7 +78,7 @@ import os
 from .. import rules
 from ..astnodes import clone
 from .cleanup import drop_dead_stores
-from .counting import count_by_multiplying
+from .counting import count_by_multiplying, merge_constant_counts
 from .cse import share_common_subexpressions
 from .dead_zeroings import drop_dead_zeroings, read_seed_in_place
 from .effects import statement_lists
@@ -153,7 +154,7 @@ def _passes(shapes: dict | None, ranks: dict | None, counting: bool) -> list:
     if ranks is not None:
         passes.append(lambda function: pass_through_increments(function, ranks))
     if counting:
-        passes.append(count_by_multiplying)
+        passes += [count_by_multiplying, merge_constant_counts]
     return passes
 
 
