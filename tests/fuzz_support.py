@@ -31,8 +31,11 @@ def folder():
 # written in a loop and read in a deeper nest (43: also written as deep as its reads; seed
 # 81 holds these three and more, and took 25-30 s), straight-line scalar time loops (20, 43,
 # 99: an if, min/max, an int counter, a tuple swap, a stage value read after the loop), a
-# plane rotation by an angle turned in a loop and bound again between its cosine and sine (43).
-GAP_SAMPLE = (14, 20, 29, 43, 560, 99)
+# plane rotation by an angle turned in a loop and bound again between its cosine and sine (43),
+# loop invariants (43; 3279: next to an array made every step and written, a product of an
+# array the loop writes, and a value read after the loop: the primal check catches their
+# hoisting, which gave sd.jit a wrong value).
+GAP_SAMPLE = (14, 20, 29, 43, 560, 99, 3279)
 
 # Seeds (``gaps=True``) whose programs call helpers with loops from two places, which
 # sourcediff outlines: an array-returning one as two stages of a step, in a loop, and a

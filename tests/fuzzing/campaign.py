@@ -128,6 +128,13 @@ def check(f, args, policy, jit: bool, reference, dict_variant=True) -> tuple[str
         return "nan", f"{grads}"
     if not np.isclose(value, expected_value, rtol=1e-9, atol=1e-12):
         return "wrong", f"value {value} != {expected_value}"
+    if not jit:  # the primal module (sd.jit's, sd.vjp's value) is optimized on its own
+        try:
+            primal_value, _ = sd.vjp(f, *_copied(args), policy=policy, jit=False)
+        except Exception as exc:  # noqa: BLE001 - anything else is a crash to report
+            return "crash", f"primal: {type(exc).__name__}: {exc}"[:300]
+        if not np.isclose(primal_value, expected_value, rtol=1e-9, atol=1e-12):
+            return "wrong", f"primal value {primal_value} != {expected_value}"
     for mine, theirs in zip(given, plain):
         if isinstance(mine, np.ndarray) and not np.allclose(mine, theirs, rtol=1e-9, atol=1e-12):
             return "wrong", "the caller's arrays end in another state than with the function"

@@ -246,6 +246,9 @@ class _Writer:
         self.small_rng = random.Random(f"small {rng.getstate()[1][:4]}")
         # Rotations: cos and sin of one angle bound to names, read again by the adjoints.
         self.rotation_rng = random.Random(f"angle pairs {rng.getstate()[1][:4]}")
+        # Loop invariants: products a loop computes alike every step, next to arrays made
+        # every step and written, or read from an array the loop writes.
+        self.invariant_rng = random.Random(f"steady values {rng.getstate()[1][:4]}")
 
     def fresh(self, stem: str) -> str:
         self.counter += 1
@@ -313,6 +316,8 @@ class _Writer:
                 self.small_vectors(depth)
             if self.gaps and self.rotation_rng.random() < 0.04:
                 self.rotations(depth)
+            if self.gaps and self.invariant_rng.random() < 0.04:
+                self.loop_invariants(depth)
             if self.extras and self.extra_rng.random() < 0.12:
                 extra_construct(self, depth)
 
@@ -1021,6 +1026,45 @@ class _Writer:
             features = {"loop": looped, "stale": stale, "sin_first": sin_first}
             self.tags.update(f"rotation_{f}" for f, drawn in features.items() if drawn)
             self.tags.update({"rotation", f"rotation_{module}"})
+        finally:
+            self.rng = main
+
+    def loop_invariants(self, depth: int) -> None:
+        """A loop computing ``h = 0.5 * g`` and an array ``w = v * g`` alike every step
+        (moved before the loop by transform/hoist.py), where ``w`` is sometimes written
+        in place afterwards (a new array every step: it must stay), a product reads an
+        array the loop writes, or ``h`` is read after a loop that may not run."""
+        main, self.rng = self.rng, self.invariant_rng
+        try:
+            self.gap_count += 1
+            g, h, w, x, k, p, q = (self.gap_name(n) for n in ("g", "h", "w", "x", "k", "p", "q"))
+            vec = self.rng.choice(self.vectors)
+            written, changing, after = (self.rng.random() < p for p in (0.5, 0.4, 0.4))
+            self.emit(depth, f"{g} = {self.scalar(1)}")
+            self.emit(depth, f"{x} = {vec}[{self.rng.randrange(4)}]")
+            self.emit(depth, f"{h} = 1.0")
+            if changing:
+                self.emit(depth, f"{p} = {vec}.copy()")
+            self.emit(depth, f"for {k} in range({self.rng.choice(['n', '3', '0'])}):")
+            body = depth + 1
+            self.emit(body, f"{h} = 0.5 * {g}")
+            self.emit(body, f"{w} = {vec} * {g}")
+            j = self.rng.randrange(4)
+            if written:  # moved before the loop, the writes would pile up
+                self.emit(body, f"{w}[{j}] = {w}[{j}] + 0.3 * {x}")
+            if changing:
+                self.emit(body, f"{q} = {p} * {h}")
+                self.emit(body, f"{p}[0] = {p}[0] * 0.9 + 0.1 * math.sin({x})")
+                self.emit(body, f"{x} = {x} * 0.8 + {h} * {w}[{j}] + 0.1 * {q}[0]")
+            else:
+                self.emit(body, f"{x} = {x} * 0.8 + {h} * {w}[{j}]")
+            self.emit(
+                depth,
+                f"{self.sum_target()} ({x} + {h} * {g})" if after else f"{self.sum_target()} {x}",
+            )
+            features = {"written": written, "changing": changing, "after": after}
+            self.tags.update(f"invariant_{f}" for f, drawn in features.items() if drawn)
+            self.tags.add("loop_invariant")
         finally:
             self.rng = main
 
