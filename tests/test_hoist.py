@@ -224,3 +224,16 @@ def test_a_copy_is_not_propagated_into_its_own_augmented_assignment():
     fold_temporaries(fn)
     s = np.ones(2)
     np.testing.assert_array_equal(_run(fn, np.ones(2), s), [2.0, 2.0])
+
+
+def test_a_loop_left_with_comments_alone_still_has_a_body():
+    """The generated code puts a comment above each statement; a loop whose one statement
+    moved keeps a ``pass`` so that its source still parses."""
+    from sourcediff.codegen import Comment
+
+    fn = _function("def f(dt, n, a):\n    for i in range(n):\n        h = 0.5 * dt\n    return a")
+    fn.body[0].body.insert(0, Comment("f.py:3: h = 0.5 * dt"))
+    assert hoist_loop_invariants(fn)
+    loop = fn.body[1]
+    assert isinstance(loop.body[-1], ast.Pass)
+    compile(ast.parse(ast.unparse(fn)), "<hoist>", "exec")

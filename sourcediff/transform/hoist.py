@@ -41,6 +41,7 @@ import ast
 from collections import Counter
 
 from ..astnodes import names_read, walk
+from ..codegen import Comment
 from .cleanup import live_after_statements
 from .cse import changed_in_place, worth_a_name
 from .effects import statement_lists
@@ -86,8 +87,8 @@ def _take_invariants(loop: ast.For, live_after_loop, in_place: set[str]) -> list
         loop.body.remove(stmt)
         moved.append(stmt)
         del binds[name]  # bound before the loop now: what reads it may move too
-    if not loop.body:
-        loop.body = [ast.Pass()]
+    if all(isinstance(s, Comment) for s in loop.body):  # comments alone are no body
+        loop.body.append(ast.Pass())
     return moved
 
 
