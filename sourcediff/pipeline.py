@@ -29,6 +29,7 @@ from .analysis.recompute import (
     element_reads,
     once_bound_floats,
     restorable_reads,
+    steady_values,
 )
 from .analysis.recording import analyze_recording, reverse_reads
 from .analysis.shapes import shape_variant_arrays
@@ -364,13 +365,15 @@ def analyses(nf: NormalizedFunction, parsed: ParsedFunction, request: Request, t
 
 def _recorded(nf: NormalizedFunction, types, active: set[str], plan):
     """The temporaries recomputed in the reverse sweep, and what is recorded, under ``plan``."""
-    # Index arithmetic (i - 1, n - 1) and elements of arrays nothing changes afterwards
-    # are recomputed under every policy: storing them would only cost memory; "store"
-    # keeps every other value the reverse sweep needs.
+    # Index arithmetic (i - 1, n - 1), elements of arrays nothing changes afterwards and
+    # values the same at every evaluation (0.5 * dt) are recomputed under every policy:
+    # storing them would only cost memory; "store" keeps every other value the reverse
+    # sweep needs.
     temps = nf.temps
     arrays = {name for name, kind in types.variables.items() if kind.kind == "array"}
     if not plan.recompute_temporaries:
         reads = element_reads(nf.node, temps, arrays)
+        reads |= steady_values(nf.node, temps, reads, arrays)
         temps = {t for t in temps if types[t].kind == "int" or t in reads}
     reads_of = lambda stmt, act: reverse_reads(stmt, act, types)  # noqa: E731
     fixed = fixed_lengths(nf.node, types)

@@ -20,6 +20,7 @@ from numba import types
 from numba.extending import overload
 
 from . import along
+from .adding import add_into  # noqa: F401 - named in HELPERS
 from .special import _prod_adjoint_jit as prod_line_adjoint
 from .special import prod_adjoint
 
@@ -143,50 +144,6 @@ def grow_list(buffer, count):
 
 
 compiled_as_written(grow_list)
-
-
-def add_into(dst, src):
-    """``dst += src`` for an array ``dst`` (an adjoint or a view of one): the reverse
-    sweep's accumulations, compiled once per pair of types (``transform.accumulate``)."""
-    dst += src
-
-
-@numba.njit(cache=True)
-def _add_flat(dst, src):
-    """``dst += src`` for C-contiguous arrays, as one flat loop when the shapes agree."""
-    if dst.shape == src.shape:
-        flat_dst, flat_src = dst.reshape(dst.size), src.reshape(src.size)
-        for i in range(flat_dst.shape[0]):
-            flat_dst[i] += flat_src[i]
-    else:
-        dst += src
-
-
-@numba.njit(cache=True)
-def _add_indexed(dst, src):
-    """``dst += src`` for arrays of one rank in any layout (views of adjoints): a tight loop
-    along the last axis per leading index (as fast as a written-out loop nest; iterating
-    ``np.ndindex`` over every element was 4.8x slower on a column view)."""
-    if dst.shape == src.shape:
-        for index in np.ndindex(dst.shape[:-1]):
-            row_dst, row_src = dst[index], src[index]
-            for k in range(row_dst.shape[0]):
-                row_dst[k] += row_src[k]
-    else:
-        dst += src
-
-
-@overload(add_into)
-def _add_into(dst, src):
-    # The loops are cached functions: compiled once per machine, not per derivative.
-    def broadcast(dst, src):
-        dst += src
-
-    if not (isinstance(src, types.Array) and src.ndim == dst.ndim) or dst.ndim == 0:
-        return broadcast
-    if dst.layout == "C" and src.layout == "C":
-        return lambda dst, src: _add_flat(dst, src)
-    return lambda dst, src: _add_indexed(dst, src)
 
 
 def as_vector(v):

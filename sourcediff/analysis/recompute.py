@@ -252,6 +252,49 @@ def element_reads(node: ast.FunctionDef, temps: set[str], arrays=frozenset()) ->
     }
 
 
+def steady_values(node: ast.FunctionDef, temps: set[str], given=frozenset(), arrays=()) -> set[str]:
+    """The temporaries that cheap arithmetic computes from numbers, loop counters,
+    parameters never bound again, numbers bound once outside every loop and branch,
+    the temporaries in ``given`` (elements of arrays nothing changes) and other such
+    temporaries: ``t2 = 0.5 * dt`` or ``t3 = 0.5 * t1`` (``t1 = m[i]``) in a time loop.
+    Candidates for recomputation under every policy (:func:`choose_recomputed` checks
+    each): storing one per iteration only costs memory.
+
+    >>> src = "def f(x, dt, n):\\n    for k in range(n):\\n        t1 = 0.5 * dt\\n"
+    >>> src += "        t2 = t1 * x\\n        t3 = k * t1\\n        x = t2 + t3\\n"
+    >>> sorted(steady_values(ast.parse(src).body[0], {"t1", "t2", "t3"}))
+    ['t1', 't3']
+    """
+    bound = binding_counts(node)
+    params = {a.arg for a in node.args.args if bound.get(a.arg) == 1}
+    kept = {_target(s) for s in node.body if bound.get(_target(s)) == 1}
+    steady = ((params | kept) - set(arrays) - {""}) | _loop_targets(node) | set(given)
+    found: set[str] = set()
+    definitions = [
+        s for s in walk(node) if isinstance(s, ast.Assign) and _target(s) in temps - kept
+    ]
+    growing = True
+    while growing:
+        growing = False
+        for stmt in definitions:
+            target, value = _target(stmt), stmt.value
+            if target in found or bound.get(target) != 1 or not _arithmetic(value):
+                continue
+            if names_read(value) <= steady | found:
+                found.add(target)
+                growing = True
+    return found
+
+
+def _arithmetic(value: ast.expr) -> bool:
+    """``+ - * /`` and negation of names and numbers, nothing else."""
+    allowed = (ast.BinOp, ast.UnaryOp, ast.Name, ast.Constant, ast.Load)
+    allowed += (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.USub)
+    return isinstance(value, (ast.BinOp, ast.UnaryOp)) and all(
+        isinstance(n, allowed) for n in walk(value)
+    )
+
+
 def _gathers(subscript: ast.Subscript, arrays) -> bool:
     """Whether ``subscript`` indexes with an array (a gather or a mask: a new array)."""
     return any(isinstance(n, ast.Name) and n.id in arrays for n in walk(subscript.slice))

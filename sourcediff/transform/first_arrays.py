@@ -53,7 +53,8 @@ FRESH_NUMPY = UNARY_UFUNCS | BINARY_UFUNCS
 def bind_first_contributions(function: ast.FunctionDef, shapes: dict) -> bool:
     """Rewrite, in place, as the module docstring says; whether anything changed.
     ``shapes`` gives the symbolic shapes of the names that have one."""
-    private = private_buffers(function, returned=True)  # rebinding is seen by the return
+    ranks = _buffer_ranks(function, shapes)  # reading one element of a buffer is allowed
+    private = private_buffers(function, returned=True, ranks=ranks)  # the return sees a rebinding
     if not private:
         return False
     likes = _zeros_like_sources(function, private)
@@ -88,10 +89,8 @@ def swap_first_contributions(function: ast.FunctionDef, shapes: dict) -> bool:
         >>> print(ast.unparse(fn.body[3].body[0]))
         t_bar, u_bar = (u_bar, t_bar)
     """
-    likes = _zeros_like_sources(function, None)
-    known = {buffer: shapes[like] for buffer, like in likes.items() if like in shapes}
-    ranks = {buffer: len(shape) for buffer, shape in known.items() if shape is not UNKNOWN}
-    analysis = _Swaps(private_buffers(function, returned=True, ranks=ranks), known)
+    known = _buffer_shapes(function, shapes)
+    analysis = _Swaps(private_buffers(function, returned=True, ranks=_ranks(known)), known)
     analysis.block(function.body, frozenset())
     return analysis.changed
 
@@ -131,6 +130,20 @@ class _Swaps(ZeroBuffers):
             swap.origin = stmts[index].origin
         stmts[index : index + 2] = [swap]
         return True
+
+
+def _buffer_shapes(function: ast.FunctionDef, shapes: dict) -> dict:
+    """The shape of each buffer bound as ``np.zeros_like(a)`` with ``a``'s shape known."""
+    likes = _zeros_like_sources(function, None)
+    return {buffer: shapes[like] for buffer, like in likes.items() if like in shapes}
+
+
+def _ranks(buffer_shapes: dict) -> dict[str, int]:
+    return {buffer: len(shape) for buffer, shape in buffer_shapes.items() if shape is not UNKNOWN}
+
+
+def _buffer_ranks(function: ast.FunctionDef, shapes: dict) -> dict[str, int]:
+    return _ranks(_buffer_shapes(function, shapes))
 
 
 def _swapped(stmt: ast.stmt) -> tuple[str, str] | None:
