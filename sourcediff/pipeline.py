@@ -277,8 +277,7 @@ def _write_adjoint_module(parsed, request: Request, path, names: tuple, shadow: 
     counting = optimized(built.counting, parsed) if built.counting is not None else None
     # The verifier's shadow primal is an instrument, run once per check: not optimized.
     functions += [f for f in (counting, built.shadow) if f is not None]
-    dtypes = {name: t.dtype for name, t in types.variables.items()}
-    texts = [_function_text(f, nf, dtypes) for f in functions]
+    texts = [_function_text(f, nf, types) for f in functions]
     _dump("optimize", texts[1])
     # Nothing to checkpoint when nothing is recorded: "auto" then needs no count.
     time_loops = has_time_loop(nf.node, types) and built.records
@@ -424,13 +423,19 @@ def _attached(tree: ast.AST) -> tuple:
     )
 
 
-def _function_text(function: ast.FunctionDef, nf: NormalizedFunction, dtypes=None) -> str:
-    """The source of a generated function; given its variables' ``dtypes``, with
-    ``np.exp`` and ``np.tanh`` vectorized (``vector_math``: reverse mode only, as the
-    tangent modules are themselves differentiated for Hessians)."""
+def _function_text(function: ast.FunctionDef, nf: NormalizedFunction, types=None) -> str:
+    """The source of a generated function; given its variables' ``types``, with
+    ``np.exp`` and ``np.tanh`` of arrays vectorized (``vector_math``: reverse mode only,
+    as the tangent modules are themselves differentiated for Hessians)."""
     function = with_local_array_constants(function, nf.constants)
-    if dtypes is not None:
-        function = with_vector_math(function, dtypes)
+    if types is not None:
+        dtypes = {name: t.dtype for name, t in types.variables.items()}
+        ranks = {
+            name: t.ndim if t.kind == "array" else 0
+            for name, t in types.variables.items()
+            if t.kind in ("array", "float", "int", "bool")
+        }
+        function = with_vector_math(function, dtypes, ranks)
     return function_source(function, comments=not function.name.endswith("_record_bytes"))[0]
 
 
@@ -510,9 +515,8 @@ def _build_typed_primal_module(parsed: ParsedFunction, request: Request) -> Buil
         nf = normalized(parsed)
         types = typed(nf, parsed, request)
         primal = optimized_primal(nf.node, parsed)
-        dtypes = {name: t.dtype for name, t in types.variables.items()}
         header = f"{origin_line(parsed)}\n\nThe normalized primal for {request.arg_types}."
-        text = module_source(header, nf.constants, [_function_text(primal, nf, dtypes)])
+        text = module_source(header, nf.constants, [_function_text(primal, nf, types)])
         meta = {"written": written_params(nf.params, nf.node, types)}
         with stage("codegen", parsed.name):
             compile_stage.write_module(path, text, meta)
