@@ -27,6 +27,7 @@ from numba.extending import overload, register_jitable
 from . import compile as compile_stage
 from .outline import rule_for
 from .rule import Rule
+from .transform.signature import fresh_call
 
 if TYPE_CHECKING:
     from .parse import ParsedFunction
@@ -46,6 +47,7 @@ class OutlinedHelper:
         self.jitable: dict[str, object] = {}
         self.compiled: dict[str, object] = {}  # the vjps by module path, made jitable once
         self.builds: dict[tuple, object] = {}  # the vjps' modules by argument types
+        self.fresh_result = returns_fresh(helper.node)
 
     def rule(self) -> Rule:
         """The table row (``outline.rule_for``)."""
@@ -167,7 +169,47 @@ def prepare_outlined(node, types, customs: dict) -> None:
         if None not in arg_types and any(map(_is_float, arg_types)):
             built = helper.prepare(arg_types)
             call.shape_of = built.shape_of  # read by the shape analyses
+            call.fresh_result = helper.fresh_result  # read by analysis/sharing.py
             call.helper_module = os.path.basename(built.path)
+
+
+def returns_fresh(function: ast.FunctionDef) -> bool:
+    """Whether every ``return`` of ``function`` gives a new array or a number: arithmetic,
+    or a name that each of its bindings binds to arithmetic or to a new array
+    (``out = np.empty(n)``). Its result then shares memory with nothing of the caller's.
+
+    >>> returns_fresh(ast.parse("def f(u):\\n    out = np.empty(3)\\n    return out").body[0])
+    True
+    >>> returns_fresh(ast.parse("def f(u):\\n    out = u[1:]\\n    return out").body[0])
+    False
+    """
+    returns = [n.value for n in ast.walk(function) if isinstance(n, ast.Return)]
+    if not returns or any(value is None for value in returns):
+        return False
+    bindings: dict[str, list] = {}
+    for node in ast.walk(function):
+        if isinstance(node, (ast.For, ast.AugAssign, ast.AnnAssign, ast.With)):
+            for name in ast.walk(getattr(node, "target", node)):
+                if isinstance(name, ast.Name):
+                    bindings.setdefault(name.id, []).append(None)  # not a plain binding
+        elif isinstance(node, ast.Assign):
+            for target in node.targets:
+                value = node.value if isinstance(target, ast.Name) else None
+                for name in ast.walk(target):
+                    if isinstance(name, ast.Name) and isinstance(name.ctx, ast.Store):
+                        bindings.setdefault(name.id, []).append(value)
+    params = {a.arg for a in function.args.args}
+
+    def fresh(value) -> bool:
+        return isinstance(value, (ast.BinOp, ast.UnaryOp)) or fresh_call(value)
+
+    def fresh_name(value) -> bool:
+        if not isinstance(value, ast.Name) or value.id in params:
+            return False
+        found = bindings.get(value.id, [])
+        return bool(found) and all(v is not None and fresh(v) for v in found)
+
+    return all(fresh(value) or fresh_name(value) for value in returns)
 
 
 def _float_result(stmt, types) -> bool:

@@ -96,6 +96,49 @@ def test_the_outlined_derivative_calls_the_helper_vjp_once_per_call():
     assert "out[i]" not in vjp  # the helper's body is not inlined
 
 
+def test_results_of_an_outlined_helper_are_new_arrays_not_recorded():
+    """``reaction_rhs`` returns a new array: k1..k4 share memory with nothing, and the
+    reverse sweep, which reads only the helper's arguments, keeps no reference to them."""
+    args = (_vectors(5, 0) + 0.5, 0.3, 0.05, 3)
+    source = sd.adjoint_source(rk4, argnums=(0, 1), args=args, policy="store")
+    for name in ("k1", "k2", "k3", "k4"):
+        assert f"{name}_refs" not in source
+    assert "t3_refs.append(t3)" in source  # an argument of the helper's vjp is kept
+    steps, n = args[3], args[0].shape[0]
+    # By reference, each step: u, and the stage arguments t3, t6, t8 of the step before
+    # (the first step pushes their empty placeholders).
+    expected = steps * n * 8 + (steps - 1) * 3 * n * 8
+    assert sd.tape_size(rk4, *args, argnums=(0, 1), policy="store") == expected
+
+
+def _stage(u, d):
+    n = u.shape[0]
+    out = np.empty(n)
+    for i in range(n):
+        out[i] = d * u[i] * u[(i + 1) % n] - u[i]
+    return out
+
+
+def writes_into_results(u0, d, steps):
+    """The caller writes into what the outlined helper returned, then rebinds it."""
+    u = u0.copy()
+    for _ in range(steps):
+        k1 = _stage(u, d)
+        k2 = _stage(u + 0.5 * k1, d)
+        k1[0] = k1[0] * k2[1]
+        u = u + 0.1 * (k1 + k2)
+    return np.sum(u * u)
+
+
+@pytest.mark.parametrize("jit", [False, True])
+@pytest.mark.parametrize("policy", POLICIES, ids=str)
+def test_writes_into_an_outlined_helpers_result(policy, jit):
+    assert "_stage_vjp" in sd.adjoint_source(writes_into_results, args=(_vectors(4, 5), 0.7, 3))
+    for seed in (5, 6):
+        args = (_vectors(4, seed), 0.7 + 0.1 * seed, 3)
+        assert_gradient_matches(writes_into_results, args, (0, 1), policy, jit)
+
+
 @pytest.mark.parametrize("jit", [False, True])
 @pytest.mark.parametrize("policy", POLICIES, ids=str)
 def test_float_helpers_on_views_and_nested_helpers(policy, jit):

@@ -96,6 +96,8 @@ def possible_views(value: ast.expr) -> set[str]:
         return possible_views(value.body) | possible_views(value.orelse)
     if isinstance(value, ast.Call) and called_name(value) in FRESH_CALLS:
         return set()
+    if getattr(value, "fresh_result", False):  # an outlined helper's new array
+        return set()
     return every_name(value)
 
 

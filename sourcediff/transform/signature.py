@@ -75,7 +75,7 @@ def _fresh_before_written(param: str, node: ast.FunctionDef) -> bool:
             return False
         if isinstance(stmt, ast.Assign) and isinstance(stmt.targets[0], ast.Name):
             value, target = stmt.value, stmt.targets[0].id
-            new = isinstance(value, (ast.BinOp, ast.UnaryOp)) or _fresh_call(value)
+            new = isinstance(value, (ast.BinOp, ast.UnaryOp)) or fresh_call(value)
             if new or (isinstance(value, ast.Name) and value.id in fresh):
                 if target == param:
                     return not _aliased_elsewhere(param, node)
@@ -89,7 +89,7 @@ def _writes_into(stmt: ast.stmt, param: str) -> bool:
         if ir.is_element_write(sub) and ir.target_name(sub) == param:
             return True
         if isinstance(sub, ast.Call) and any(_is_name(a, param) for a in sub.args):
-            if not _fresh_call(sub):  # a helper may write into its argument
+            if not fresh_call(sub):  # a helper may write into its argument
                 return True
     return False
 
@@ -103,7 +103,8 @@ def _aliased_elsewhere(param: str, node: ast.FunctionDef) -> bool:
     return False
 
 
-def _fresh_call(value: ast.expr) -> bool:
+def fresh_call(value: ast.expr) -> bool:
+    """Whether ``value`` is a call that returns a new array (``np.zeros(n)``...)."""
     if not isinstance(value, ast.Call) or not isinstance(value.func, ast.Attribute):
         return False
     return ast.unparse(value.func) in FRESH_CALLS

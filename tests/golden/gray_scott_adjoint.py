@@ -162,9 +162,11 @@ def gray_scott_record_bytes(u, v, feed, kill, steps):
     recorded_bytes = 0
     peak_bytes = 0
     for _ in range(steps):
-        u2 = np.empty((max(u.shape[0], 0), 5))
+        t32 = max(u.shape[0], 0)
+        u2 = np.empty((t32, 5))
+        v2 = np.empty((t32, 5))
         recorded_bytes += u.nbytes
         u = u2
         recorded_bytes += v.nbytes
-        v = u2
+        v = v2
     return recorded_bytes + peak_bytes

@@ -61,23 +61,18 @@ def rk4_rd(u0, d, dt, steps):
 
 def rk4_rd_vjp(u0, d, dt, steps, rk4_rd_bar):
     # forward sweep
+    t3 = np.empty((0,), np.float64)
+    t6 = np.empty((0,), np.float64)
+    t8 = np.empty((0,), np.float64)
+    t3_refs = List.empty_list(ARRAY_float64_1D_C)
+    t6_refs = List.empty_list(ARRAY_float64_1D_C)
+    t8_refs = List.empty_list(ARRAY_float64_1D_C)
+    u_refs = List.empty_list(ARRAY_float64_1D_C)
     k1 = np.empty((0,), np.float64)
     k2 = np.empty((0,), np.float64)
     k3 = np.empty((0,), np.float64)
     k4 = np.empty((0,), np.float64)
     t16 = np.empty((0,), np.float64)
-    t3 = np.empty((0,), np.float64)
-    t6 = np.empty((0,), np.float64)
-    t8 = np.empty((0,), np.float64)
-    k1_refs = List.empty_list(ARRAY_float64_1D_C)
-    t3_refs = List.empty_list(ARRAY_float64_1D_C)
-    k2_refs = List.empty_list(ARRAY_float64_1D_C)
-    t6_refs = List.empty_list(ARRAY_float64_1D_C)
-    k3_refs = List.empty_list(ARRAY_float64_1D_C)
-    t8_refs = List.empty_list(ARRAY_float64_1D_C)
-    k4_refs = List.empty_list(ARRAY_float64_1D_C)
-    t16_refs = List.empty_list(ARRAY_float64_1D_C)
-    u_refs = List.empty_list(ARRAY_float64_1D_C)
     # kernels_more.py:119: u = u0.copy()
     u = np.copy(u0)
     # kernels_more.py:122: k2 = reaction_rhs(u + 0.5 * dt * k1, d)
@@ -86,7 +81,6 @@ def rk4_rd_vjp(u0, d, dt, steps, rk4_rd_bar):
     t9 = dt / 6.0
     # kernels_more.py:120: for _ in range(steps):
     for _ in range(steps):
-        k1_refs.append(k1)
         # kernels_more.py:121: k1 = reaction_rhs(u, d)
         k1 = reaction_rhs(u, d)
         # kernels_more.py:122: k2 = reaction_rhs(u + 0.5 * dt * k1, d)
@@ -95,7 +89,6 @@ def rk4_rd_vjp(u0, d, dt, steps, rk4_rd_bar):
         t3 = np.empty((max(t19, 0),))
         for j in range(t19):
             t3[j] = u[j] + t1 * k1[j]
-        k2_refs.append(k2)
         k2 = reaction_rhs(t3, d)
         # kernels_more.py:123: k3 = reaction_rhs(u + 0.5 * dt * k2, d)
         t24 = t19
@@ -103,7 +96,6 @@ def rk4_rd_vjp(u0, d, dt, steps, rk4_rd_bar):
         t6 = np.empty((max(t24, 0),))
         for j2 in range(t24):
             t6[j2] = u[j2] + t1 * k2[j2]
-        k3_refs.append(k3)
         k3 = reaction_rhs(t6, d)
         # kernels_more.py:124: k4 = reaction_rhs(u + dt * k3, d)
         t29 = t19
@@ -111,11 +103,9 @@ def rk4_rd_vjp(u0, d, dt, steps, rk4_rd_bar):
         t8 = np.empty((max(t29, 0),))
         for j3 in range(t29):
             t8[j3] = u[j3] + dt * k3[j3]
-        k4_refs.append(k4)
         k4 = reaction_rhs(t8, d)
         # kernels_more.py:125: u = u + dt / 6.0 * (k1 + 2.0 * k2 + 2.0 * k3 + k4)
         t34 = t19
-        t16_refs.append(t16)
         t16 = np.empty((max(t34, 0),))
         for j4 in range(t34):
             t16[j4] = u[j4] + t9 * (k1[j4] + 2.0 * k2[j4] + 2.0 * k3[j4] + k4[j4])
@@ -154,13 +144,11 @@ def rk4_rd_vjp(u0, d, dt, steps, rk4_rd_bar):
             k3_bar[j4] += 2.0 * t14_bar
             k1_bar[j4] += t14_bar
             k2_bar[j4] += 2.0 * t14_bar
-        t16 = t16_refs.pop()
         # kernels_more.py:124: k4 = reaction_rhs(u + dt * k3, d)
         reaction_rhs_parts = reaction_rhs_vjp(t8, d, k4_bar)
         add_into(t8_bar, reaction_rhs_parts[0])
         d_bar += reaction_rhs_parts[1]
         k4_bar.fill(0.0)
-        k4 = k4_refs.pop()
         for j3 in range(t29 - 1, -1, -1):
             t32_bar = t8_bar[j3]
             t8_bar[j3] = 0.0
@@ -172,7 +160,6 @@ def rk4_rd_vjp(u0, d, dt, steps, rk4_rd_bar):
         add_into(t6_bar, reaction_rhs_parts2[0])
         d_bar += reaction_rhs_parts2[1]
         k3_bar.fill(0.0)
-        k3 = k3_refs.pop()
         for j2 in range(t24 - 1, -1, -1):
             t27_bar = t6_bar[j2]
             t6_bar[j2] = 0.0
@@ -184,7 +171,6 @@ def rk4_rd_vjp(u0, d, dt, steps, rk4_rd_bar):
         add_into(t3_bar, reaction_rhs_parts3[0])
         d_bar += reaction_rhs_parts3[1]
         k2_bar.fill(0.0)
-        k2 = k2_refs.pop()
         for j in range(t19 - 1, -1, -1):
             t22_bar = t3_bar[j]
             t3_bar[j] = 0.0
@@ -196,18 +182,12 @@ def rk4_rd_vjp(u0, d, dt, steps, rk4_rd_bar):
         add_into(u_bar, reaction_rhs_parts4[0])
         d_bar += reaction_rhs_parts4[1]
         k1_bar.fill(0.0)
-        k1 = k1_refs.pop()
     return (t17_sum, (u_bar, d_bar))
 
 
 def rk4_rd_record_bytes(u0, d, dt, steps):
     recorded_bytes = 0
     peak_bytes = 0
-    k1 = np.empty((0,), np.float64)
-    k2 = np.empty((0,), np.float64)
-    k3 = np.empty((0,), np.float64)
-    k4 = np.empty((0,), np.float64)
-    t16 = np.empty((0,), np.float64)
     t3 = np.empty((0,), np.float64)
     t6 = np.empty((0,), np.float64)
     t8 = np.empty((0,), np.float64)
@@ -215,7 +195,6 @@ def rk4_rd_record_bytes(u0, d, dt, steps):
     t1 = 0.5 * dt
     t9 = dt / 6.0
     for _ in range(steps):
-        recorded_bytes += k1.nbytes
         k1 = reaction_rhs(u, d)
         t19 = u0.shape[0]
         t20 = max(t19, 0)
@@ -223,25 +202,20 @@ def rk4_rd_record_bytes(u0, d, dt, steps):
         t3 = np.empty((t20,))
         for j in range(t19):
             t3[j] = u[j] + t1 * k1[j]
-        recorded_bytes += k2.nbytes
         k2 = reaction_rhs(t3, d)
         t25 = max(t19, 0)
         recorded_bytes += t6.nbytes
         t6 = np.empty((t25,))
         for j2 in range(t19):
             t6[j2] = u[j2] + t1 * k2[j2]
-        recorded_bytes += k3.nbytes
         k3 = reaction_rhs(t6, d)
         t30 = max(t19, 0)
         recorded_bytes += t8.nbytes
         t8 = np.empty((t30,))
         for j3 in range(t19):
             t8[j3] = u[j3] + dt * k3[j3]
-        recorded_bytes += k4.nbytes
         k4 = reaction_rhs(t8, d)
-        t35 = max(t19, 0)
-        recorded_bytes += t16.nbytes
-        t16 = np.empty((t35,))
+        t16 = np.empty((max(t19, 0),))
         for j4 in range(t19):
             t16[j4] = u[j4] + t9 * (k1[j4] + 2.0 * k2[j4] + 2.0 * k3[j4] + k4[j4])
         recorded_bytes += u.nbytes
