@@ -166,7 +166,7 @@ def _element_write_terms(stmt: ast.Assign, types, bar) -> list[Term]:
     if split is not None:
         return _scatter_terms(stmt, value.id, split, types, bar)
     bar_element = readable(ast.Subscript(_name(bar(element.value.id)), element.slice, ast.Load()))
-    if is_region(element):
+    if is_region(element) or fancy.has_array_index(element, types):  # a[mask] = c: summed
         bar_element = reduce_broadcast(bar_element, value.id, types)
     return [Term(value.id, bar_element)]
 

@@ -108,6 +108,20 @@ def has_int_array_index(element: ast.Subscript, types) -> bool:
     return any(is_int_array(part, types) for part in parts_of(element.slice))
 
 
+def is_mask(part: ast.expr, types) -> bool:
+    """Whether the index part ``part`` is a boolean array (a mask)."""
+    if not isinstance(part, ast.Name):
+        return False
+    kind = types[part.id]
+    return kind.kind == "array" and kind.dtype == "bool"
+
+
+def has_array_index(element: ast.Subscript, types) -> bool:
+    """Whether ``element`` indexes with an integer array or a mask: it selects a region
+    (of any number of elements), not one element."""
+    return any(is_int_array(p, types) or is_mask(p, types) for p in parts_of(element.slice))
+
+
 def counted_loop(counter: str, index_array: str, backwards: bool, body: list[ast.stmt]):
     """``for counter in range(len(idx))`` (backwards: from the last index down)."""
     if backwards:

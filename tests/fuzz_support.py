@@ -34,8 +34,10 @@ def folder():
 # plane rotation by an angle turned in a loop and bound again between its cosine and sine (43),
 # loop invariants (43; 3279: next to an array made every step and written, a product of an
 # array the loop writes, and a value read after the loop: the primal check catches their
-# hoisting, which gave sd.jit a wrong value).
-GAP_SAMPLE = (14, 20, 29, 43, 560, 99, 3279)
+# hoisting, which gave sd.jit a wrong value); a vector's 1-D mask set to a differentiated
+# number (25: its adjoint came back as an array of the selected ones) and scaled in place
+# in a loop (48: the tape stored the selection into one float slot; both crashed then).
+GAP_SAMPLE = (14, 20, 29, 43, 560, 99, 3279, 25, 48)
 
 # Seeds (``gaps=True``) whose programs call helpers with loops from two places, which
 # sourcediff outlines: an array-returning one as two stages of a step, in a loop, and a

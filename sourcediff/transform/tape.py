@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from ..analysis.types import TypeTable
 from ..astnodes import walk
-from ..fancy import has_int_array_index, is_int_array
+from ..fancy import has_array_index, is_int_array, is_mask
 from ..naming import Namer
 from .records import Advance, Alloc, Append, NewList, Push, Reserve, Restore, Save
 
@@ -73,7 +73,7 @@ class Tapes:
         value = ast.unparse(element) if element is not None else var
         if loops and element is None and self.types[var].kind == "array":
             return self._save_reference(var)
-        if element is not None and (is_region(element) or has_int_array_index(element, self.types)):
+        if element is not None and (is_region(element) or has_array_index(element, self.types)):
             return self._save_region(var, element, loops)
         if not loops:
             slot = self.namer.fresh(f"{var}_prev")
@@ -249,7 +249,7 @@ def readable(element: ast.Subscript) -> ast.expr:
 
 def region_type(array_type, element: ast.Subscript, types):
     """The type of a C-contiguous copy of the region ``element`` selects (an integer index
-    array keeps its axis)."""
+    array keeps its axis, a mask of ``r`` axes makes them one)."""
     from ..analysis.types import VarType
 
     parts = element.slice.elts if isinstance(element.slice, ast.Tuple) else [element.slice]
@@ -257,8 +257,18 @@ def region_type(array_type, element: ast.Subscript, types):
         ndim = array_type.ndim
     else:
         dropped = [p for p in parts if not isinstance(p, ast.Slice)]
-        ndim = array_type.ndim - sum(1 for p in dropped if not is_int_array(p, types))
+        ndim = array_type.ndim - sum(_axes_taken(p, types) for p in dropped)
     return VarType("array", array_type.dtype, ndim, "C")
+
+
+def _axes_taken(part: ast.expr, types) -> int:
+    """How many axes an index part removes: a number one, an index array none, a mask
+    of ``r`` axes ``r - 1``."""
+    if is_int_array(part, types):
+        return 0
+    if is_mask(part, types):
+        return types[part.id].ndim - 1
+    return 1
 
 
 def placeholder(t) -> str:

@@ -249,6 +249,8 @@ class _Writer:
         # Loop invariants: products a loop computes alike every step, next to arrays made
         # every step and written, or read from an array the loop writes.
         self.invariant_rng = random.Random(f"steady values {rng.getstate()[1][:4]}")
+        # 1-D masks of a vector: set to a number, scaled in place, set from the selection.
+        self.mask_rng = random.Random(f"selected elements {rng.getstate()[1][:4]}")
 
     def fresh(self, stem: str) -> str:
         self.counter += 1
@@ -318,6 +320,8 @@ class _Writer:
                 self.rotations(depth)
             if self.gaps and self.invariant_rng.random() < 0.04:
                 self.loop_invariants(depth)
+            if self.gaps and self.mask_rng.random() < 0.015:
+                self.vector_masks(depth)
             if self.extras and self.extra_rng.random() < 0.12:
                 extra_construct(self, depth)
 
@@ -1065,6 +1069,35 @@ class _Writer:
             features = {"written": written, "changing": changing, "after": after}
             self.tags.update(f"invariant_{f}" for f, drawn in features.items() if drawn)
             self.tags.add("loop_invariant")
+        finally:
+            self.rng = main
+
+    def vector_masks(self, depth: int) -> None:
+        """A mask of a vector's copy: the selection set to a number the derivative follows
+        (its adjoint is the selection's summed), scaled in place, or set from itself, once
+        or in a loop (where the selection changes with the values)."""
+        main, self.rng = self.rng, self.mask_rng
+        try:
+            self.gap_count += 1
+            vec, w, k = self.rng.choice(self.vectors), self.gap_name("w"), self.gap_name("k")
+            limit, looped = round(self.rng.uniform(-0.5, 0.5), 2), self.rng.random() < 0.5
+            self.emit(depth, f"{w} = {vec} * {self.scalar(1)}")
+            body = depth
+            if looped:
+                self.emit(depth, f"for {k} in range({self.rng.choice(['n', '2'])}):")
+                body = depth + 1
+            form = self.rng.randrange(3)
+            if form == 0:
+                self.emit(body, f"{w}[{w} > {limit}] = {self.scalar(1)}")
+            elif form == 1:
+                self.emit(body, f"{w}[{w} < {limit}] *= {self.scalar(1)}")
+            else:
+                selected = f"{w}[{w} > {limit}]"
+                self.emit(body, f"{selected} = {selected} * {self.scalar(1)} + 0.1")
+            if looped:
+                self.emit(body, f"{w} = {w} * 0.9 + 0.05 * {vec}")
+            self.emit(depth, f"{self.sum_target()} np.sum({w} * {w})")
+            self.tags.add(f"vector_mask_{['set', 'scaled', 'from_itself'][form]}")
         finally:
             self.rng = main
 
