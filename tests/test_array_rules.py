@@ -59,7 +59,8 @@ def reshaping(m):
     t = m.T
     r = m.ravel()
     q = m.reshape(4, 3)
-    return np.sum(t * q) + np.sum(r * r)
+    c = np.ascontiguousarray(t) * 2.0  # the transpose's values, in C order
+    return np.sum(t * q) + np.sum(r * r) + np.sum(c * q)
 
 
 def selection(v, w):

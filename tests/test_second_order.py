@@ -168,6 +168,23 @@ def test_hvp_through_reductions_contractions_and_lists(func, jit):
     np.testing.assert_allclose(product, reference, rtol=1e-5, atol=1e-6)
 
 
+def _cholesky_energy(a, b):
+    lower = np.linalg.cholesky(np.outer(a, a) + np.diag(b))
+    return np.sum(lower * lower) + np.sum(np.ascontiguousarray(lower.T) * a[0])
+
+
+@pytest.mark.parametrize("jit", [False, True], ids=["py", "jit"])
+def test_hessian_through_a_cholesky_factor(jit):
+    """The Cholesky factor's tangent calls np.ascontiguousarray (the identity of values):
+    differentiating it again needs that row too."""
+    a, b = np.array([0.5, -0.3, 0.8]), np.array([2.0, 1.5, 3.0])
+    hessian = sd.hessian(_cholesky_energy, jit=jit)(a.copy(), b)
+    grad = sd.grad(_cholesky_energy, argnums=(0,), jit=False)
+    for k, direction in enumerate(np.eye(3)):
+        reference = _gradient_difference(grad, [a, b], (0,), (direction,))[0]
+        np.testing.assert_allclose(hessian[:, k], reference, rtol=1e-6, atol=1e-8)
+
+
 def test_a_second_derivative_refusal_names_the_users_function():
     """np.interp has first derivatives only: the refusal points at the user's function."""
     with pytest.raises(sd.SourceDiffError) as refused:
