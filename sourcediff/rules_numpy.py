@@ -203,8 +203,6 @@ def _constructor_rows() -> list[Rule]:
         )
     )
     rows.append(Rule("np.copy", ("x",), ("1",)))
-    # x itself or a C-ordered copy of it: the same values either way.
-    rows.append(Rule("np.ascontiguousarray", ("x",), ("1",)))
     return rows
 
 

@@ -189,8 +189,9 @@ def cholesky_tangent(lower, tangent):
     """``L_dot = L phi(L^-1 S_dot L^-T)``, ``S_dot`` the symmetric tangent the lower
     triangle of ``tangent`` stands for."""
     s_dot = np.tril(tangent) + np.tril(tangent, -1).T
-    x = np.linalg.solve(np.ascontiguousarray(lower), np.ascontiguousarray(s_dot))
-    x = np.linalg.solve(np.ascontiguousarray(lower), np.ascontiguousarray(x.T)).T
+    # Contiguous copies (np.copy has a derivative row: second derivatives go through it).
+    x = np.linalg.solve(np.copy(lower), s_dot)
+    x = np.linalg.solve(np.copy(lower), np.copy(x.T)).T
     x = np.tril(x)
     x -= 0.5 * np.diag(np.diag(x))
     return np.dot(lower, x)

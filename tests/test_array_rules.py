@@ -59,8 +59,7 @@ def reshaping(m):
     t = m.T
     r = m.ravel()
     q = m.reshape(4, 3)
-    c = np.ascontiguousarray(t) * 2.0  # the transpose's values, in C order
-    return np.sum(t * q) + np.sum(r * r) + np.sum(c * q)
+    return np.sum(t * q) + np.sum(r * r)
 
 
 def selection(v, w):

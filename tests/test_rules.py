@@ -73,7 +73,7 @@ DIFFERENTIABLE = [
     for r in rules.TABLE.values()
     if r.differentiable
     and r.adjoints is None
-    and r.name not in ("np.where", "np.copy", "np.ascontiguousarray")
+    and r.name not in ("np.where", "np.copy")
     and r.name not in JOINS  # tuple operands: derivatives in sourcediff.joins, tested there
 ]
 WITH_ARRAY_PARTIALS = [r for r in DIFFERENTIABLE if r.array_partials]
