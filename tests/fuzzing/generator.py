@@ -1086,14 +1086,10 @@ class _Writer:
             if looped:
                 self.emit(depth, f"for {k} in range({self.rng.choice(['n', '2'])}):")
                 body = depth + 1
-            form = self.rng.randrange(3)
-            if form == 0:
-                self.emit(body, f"{w}[{w} > {limit}] = {self.scalar(1)}")
-            elif form == 1:
-                self.emit(body, f"{w}[{w} < {limit}] *= {self.scalar(1)}")
-            else:
-                selected = f"{w}[{w} > {limit}]"
-                self.emit(body, f"{selected} = {selected} * {self.scalar(1)} + 0.1")
+            form, selected = self.rng.randrange(3), f"{w}[{w} > {limit}]"
+            value = self.scalar(1)
+            forms = (f"{selected} = {value}", f"{w}[{w} < {limit}] *= {value}")
+            self.emit(body, (*forms, f"{selected} = {selected} * {value} + 0.1")[form])
             if looped:
                 self.emit(body, f"{w} = {w} * 0.9 + 0.05 * {vec}")
             self.emit(depth, f"{self.sum_target()} np.sum({w} * {w})")
