@@ -61,10 +61,14 @@ def is_int_array(part: ast.expr, types) -> bool:
 
 
 def unsupported(element: ast.Subscript, types) -> str | None:
-    """Why an integer-array subscript cannot be differentiated, or ``None``."""
+    """Why an integer-array or mask subscript cannot be differentiated, or ``None``."""
     arrays = [p for p in parts_of(element.slice) if is_int_array(p, types)]
     if len(arrays) > 1:
         return "index with one integer array at a time (Numba allows one advanced index)"
+    masks = [p for p in parts_of(element.slice) if is_mask(p, types)]
+    if masks and (arrays or len(masks) > 1):
+        # NumPy pairs the mask's true positions with the other array elementwise.
+        return "a mask beside another index array; index with np.nonzero(mask)[0] instead"
     if arrays and types[arrays[0].id].ndim != 1:
         return f"index arrays must be 1-D; '{arrays[0].id}' has {types[arrays[0].id].ndim} axes"
     return None

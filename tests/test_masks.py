@@ -74,3 +74,20 @@ def test_masked_writes_in_loops(policy, jit):
 def test_the_tape_keeps_a_copy_of_the_selection():
     source = sd.adjoint_source(scaled_in_a_loop, argnums=(0, 1), args=(POINTS[0], 1.3, 3))
     assert "_regions.append(a[" in source and ".copy()" in source
+
+
+def mask_beside_an_index_array(A, c):
+    B = A.copy()
+    m = B[0] > 0.0
+    B[np.array([0, 2]), m] = c  # NumPy pairs idx with the mask's true positions
+    return np.sum(B * B)
+
+
+def test_a_mask_beside_an_index_array_is_refused_at_its_line():
+    A = np.array([[0.5, -0.2, 0.7], [0.3, 0.4, -0.6], [-0.8, 0.9, 0.1]])
+    with pytest.raises(sd.SourceDiffError, match="np.nonzero") as refused:
+        sd.grad(mask_beside_an_index_array, jit=False)(A, 0.9)
+    assert refused.value.filename.endswith("test_masks.py")
+    assert (
+        "B[np.array([0, 2]), m] = c" in open(__file__).read().splitlines()[refused.value.lineno - 1]
+    )
