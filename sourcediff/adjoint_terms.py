@@ -35,7 +35,7 @@ from . import fancy, ir, joins, rules
 from .analysis.known_calls import substitute_known
 from .astnodes import clone, walk
 from .errors import ModeRefusedError, SourceDiffError
-from .transform.tape import is_region, readable
+from .transform.tape import is_region, readable, selects_region
 
 SHAPE_ATTRIBUTES = {"shape", "size", "ndim", "dtype"}
 MODULES = {"math", "np"}
@@ -166,7 +166,7 @@ def _element_write_terms(stmt: ast.Assign, types, bar) -> list[Term]:
     if split is not None:
         return _scatter_terms(stmt, value.id, split, types, bar)
     bar_element = readable(ast.Subscript(_name(bar(element.value.id)), element.slice, ast.Load()))
-    if is_region(element) or fancy.has_array_index(element, types):  # a[mask] = c: summed
+    if selects_region(element, types):  # a[1:] = c, a[mask] = c: summed back to c
         bar_element = reduce_broadcast(bar_element, value.id, types)
     return [Term(value.id, bar_element)]
 

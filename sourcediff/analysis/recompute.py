@@ -253,7 +253,7 @@ def element_reads(node: ast.FunctionDef, temps: set[str], arrays=frozenset()) ->
 
 
 def steady_values(node: ast.FunctionDef, temps: set[str], given=frozenset(), arrays=()) -> set[str]:
-    """The temporaries that cheap arithmetic computes from numbers, loop counters,
+    """The temporaries that cheap arithmetic (:func:`_cheap`) computes from numbers, loop counters,
     parameters never bound again, numbers bound once outside every loop and branch,
     the temporaries in ``given`` (elements of arrays nothing changes) and other such
     temporaries: ``t2 = 0.5 * dt`` or ``t3 = 0.5 * t1`` (``t1 = m[i]``) in a time loop.
@@ -278,21 +278,12 @@ def steady_values(node: ast.FunctionDef, temps: set[str], given=frozenset(), arr
         growing = False
         for stmt in definitions:
             target, value = _target(stmt), stmt.value
-            if target in found or bound.get(target) != 1 or not _arithmetic(value):
+            if target in found or bound.get(target) != 1 or not _cheap(stmt, {}, arrays):
                 continue
             if names_read(value) <= steady | found:
                 found.add(target)
                 growing = True
     return found
-
-
-def _arithmetic(value: ast.expr) -> bool:
-    """``+ - * /`` and negation of names and numbers, nothing else."""
-    allowed = (ast.BinOp, ast.UnaryOp, ast.Name, ast.Constant, ast.Load)
-    allowed += (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.USub)
-    return isinstance(value, (ast.BinOp, ast.UnaryOp)) and all(
-        isinstance(n, allowed) for n in walk(value)
-    )
 
 
 def _gathers(subscript: ast.Subscript, arrays) -> bool:

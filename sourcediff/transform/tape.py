@@ -73,7 +73,7 @@ class Tapes:
         value = ast.unparse(element) if element is not None else var
         if loops and element is None and self.types[var].kind == "array":
             return self._save_reference(var)
-        if element is not None and (is_region(element) or has_array_index(element, self.types)):
+        if element is not None and selects_region(element, self.types):
             return self._save_region(var, element, loops)
         if not loops:
             slot = self.namer.fresh(f"{var}_prev")
@@ -237,6 +237,11 @@ def is_region(element: ast.Subscript) -> bool:
         isinstance(p, ast.Slice) or (isinstance(p, ast.Constant) and p.value is Ellipsis)
         for p in parts
     )
+
+
+def selects_region(element: ast.Subscript, types) -> bool:
+    """Whether ``a[...]`` may select several elements: a slice, or an index array or mask."""
+    return is_region(element) or has_array_index(element, types)
 
 
 def readable(element: ast.Subscript) -> ast.expr:
