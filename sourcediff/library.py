@@ -56,9 +56,10 @@ def numpy_cross(a, b):
     """``np.cross(a, b)`` of two 3-vectors."""
     if a.ndim != 1 or b.ndim != 1 or a.shape[0] != 3 or b.shape[0] != 3:
         raise ValueError("np.cross: only two 3-vectors are supported")
-    first = a[1] * b[2] - a[2] * b[1]
-    second = a[2] * b[0] - a[0] * b[2]
-    return np.array([first, second, a[0] * b[1] - a[1] * b[0]])
+    # No named locals: inlined, a helper's names would show in the derivative.
+    return np.array(
+        [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
+    )
 
 
 def numpy_tile(a, reps):

@@ -66,6 +66,7 @@ from .raises import RaisedByTheFunction
 from .sources import literal_defaults
 from .transform import optimize as optimizer
 from .transform.counting import has_loops
+from .transform.fold import propagate_copies
 from .transform.forward import build_tangent
 from .transform.reverse import AdjointSpec, build_adjoint
 from .transform.signature import written_params
@@ -311,11 +312,15 @@ def typed(nf: NormalizedFunction, parsed: ParsedFunction, request: Request) -> T
     copy_written_views(nf.node, types, nf.namer)
     read_extremes_at_index(nf.node, types, nf.namer)
     hoist_invariant_rows(nf.node, types, nf.namer, request.dims)
-    split_small_arrays(nf.node, types, nf.namer, request.dims)
+    parts = split_small_arrays(nf.node, types, nf.namer, request.dims)
+    elements = {name for names in parts.values() for name in names}
+    # The elements of a temporary are temporaries: "store" recomputes element reads.
+    nf.temps |= {name for array in parts if array in nf.temps for name in parts[array]}
     if scalarizing():
         _shape_analyses(nf, types, request.dims)
         scalarize(nf, types, request.dims, types.shapes)
         _dump("scalarize", function_source(nf.node)[0])
+    propagate_copies(nf.node, _number_temporaries(nf, types) | elements)
     _shape_analyses(nf, types, request.dims)
     mark_known_calls(nf.node, types)  # numbers an adjoint's partial may read again
     return types
@@ -332,6 +337,14 @@ def _shape_analyses(nf: NormalizedFunction, types, dims) -> None:
     rebound = {n for n, t in types.variables.items() if t.kind == "array" and counts.get(n, 0) > 1}
     variant = shape_variant_arrays(nf.node, types) | rebound
     types.reshaped = frozenset(variant - set(types.shapes))
+
+
+def _number_temporaries(nf: NormalizedFunction, types) -> set[str]:
+    """The temporaries holding a number. Copies into them (``t26 = w_1``) and into the
+    elements of split arrays (``Xcam_2 = result_2``) are propagated before the
+    derivative is built, so that neither sweep keeps or records one number under two
+    names. Copies into the user's own variables stay."""
+    return {t for t in nf.temps if t in types.variables and types[t].kind != "array"}
 
 
 def scalarizing() -> bool:

@@ -44,6 +44,7 @@ VarType("array", "float64", 2)
     >>> types = TypeTable({"P": mat, "i": VarType("int", "int64"), "s": flt, "t1": vec,
     ...                    "t2": vec, "t3": vec, "t4": flt}, flt)
     >>> split_small_arrays(node, types, Namer.for_tree(node), ((0, ("len", 3)), None, None))
+    {'t1': ['t1_0', 't1_1', 't1_2'], 't2': ['t2_0', 't2_1'], 't3': ['t3_0', 't3_1']}
     >>> print(ir.block_source(node.body))
     t1_0 = P[i, 0]
     t1_1 = P[i, 1]
@@ -85,19 +86,20 @@ FLOAT = VarType("float", "float64")
 REDUCTIONS = {"np.sum": "sum", "dot": "dot", "np.dot": "dot"}
 
 
-def split_small_arrays(node: ast.FunctionDef, types: TypeTable, namer: Namer, dims) -> None:
+def split_small_arrays(node: ast.FunctionDef, types: TypeTable, namer: Namer, dims) -> dict:
     """Rewrite, in place, every array of ``node`` that can be split (module docstring);
     ``dims``: the caller's axis labels (``dispatch.dimension_classes``). Then the tests
-    that compare constants are decided (``known_tests.py``)."""
+    that compare constants are decided (``known_tests.py``). Returns the names of the
+    elements made, by array split."""
     trailing = row_lengths(node, types, dims)
     if not trailing:
-        return
+        return {}
     written = written_arrays(node)
     rows = trailing.readable_only(readable_row_reads(node, trailing, written, types))
     lengths = known_lengths(node, types, rows)
     split = _splittable(node, types, lengths, rows, trailing)
     if not split:
-        return
+        return {}
     # Names earlier rewrites bound without this namer (np.where's indices) are taken too.
     namer.taken |= {n.id for n in walk(node) if isinstance(n, ast.Name)} | set(types.variables)
     parts = {v: [namer.fresh(f"{v}_{k}") for k in range(lengths[v])] for v in sorted(split)}
@@ -105,6 +107,7 @@ def split_small_arrays(node: ast.FunctionDef, types: TypeTable, namer: Namer, di
         types.variables.update(dict.fromkeys(names, FLOAT))
     _Rewriter(parts, rows, types, namer).block(node.body)
     fold_known_tests(node)  # an inlined helper's checks of shapes now compare constants
+    return parts
 
 
 def _splittable(node, types: TypeTable, lengths: dict, rows: Rows, trailing: Rows) -> set:

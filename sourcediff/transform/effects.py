@@ -49,6 +49,8 @@ PURE_HELPERS = frozenset(
     }
 )
 PURE_METHODS = frozenset({"copy", "sum", "reshape", "ravel", "astype", "transpose", "dot"})
+_SAFE_OPERATORS = (ast.Add, ast.Sub, ast.Mult)
+_DIVISIONS = (ast.Div, ast.FloorDiv, ast.Mod)
 
 
 def is_pure_call(call: ast.Call) -> bool:
@@ -148,3 +150,33 @@ def blocks_and_holders(node: ast.AST, holders: tuple = ()):
             yield stmts, holders
             for stmt in list(stmts):
                 yield from blocks_and_holders(stmt, holders + (stmt,))
+
+
+def cannot_fail(expr: ast.expr) -> bool:
+    """Whether ``expr`` is arithmetic on names and numbers that raises nothing.
+
+    >>> [cannot_fail(ast.parse(e, mode="eval").body) for e in ("dt / 6.0", "a / b", "x[0]")]
+    [True, False, False]
+    """
+    for node in walk(expr):
+        if isinstance(node, ast.BinOp):
+            if isinstance(node.op, _DIVISIONS):
+                divisor = node.right
+                if not (isinstance(divisor, ast.Constant) and _number(divisor.value)):
+                    return False
+                if divisor.value == 0:
+                    return False
+            elif not isinstance(node.op, _SAFE_OPERATORS):
+                return False
+        elif isinstance(node, ast.Constant):
+            if not _number(node.value):
+                return False
+        elif isinstance(node, ast.Invert):
+            return False  # ``~x`` of a float raises
+        elif not isinstance(node, (ast.Name, ast.UnaryOp, ast.operator, ast.unaryop)):
+            return False
+    return True
+
+
+def _number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)

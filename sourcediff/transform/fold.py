@@ -51,6 +51,7 @@ from .cleanup import live_after_statements
 from .effects import (
     NodeFacts,
     blocks_and_holders,
+    cannot_fail,
     has_effects,
     impure_calls,
     is_pure,
@@ -78,25 +79,78 @@ class _Counts:
                 self.reads[node.target.id] += 1
 
 
-def fold_temporaries(function: ast.FunctionDef) -> bool:
+def fold_temporaries(function: ast.FunctionDef, numbers: frozenset = frozenset()) -> bool:
     """Fold single-use values and propagate copies in ``function``, in place, until
-    nothing changes; whether anything did."""
+    nothing changes; whether anything did. ``numbers``: names known to hold a number at
+    every binding; arithmetic on them alone, which can raise nothing, also moves past
+    stores into memory (``g = -t_bar; A_bar[i] += e; B_bar[i] += g``).
+
+    >>> fn = ast.parse('''
+    ... def f_vjp(t_bar, e, i, A_bar, B_bar):
+    ...     g = -t_bar
+    ...     A_bar[i] += e
+    ...     B_bar[i] += g
+    ... ''').body[0]
+    >>> fold_temporaries(fn, frozenset({"t_bar", "e", "g"}))
+    True
+    >>> print(ast.unparse(fn.body[1]))
+    B_bar[i] += -t_bar
+    """
+
+    def rewrite(stmts, index, counts, liveness, summaries) -> bool:
+        return _rewrite_at(stmts, index, counts, liveness, summaries, numbers)
+
     changed = False
     summaries = _Summaries()  # kept over the rounds: most statements never change
-    while _one_round(function, summaries):
+    while _one_round(function, summaries, rewrite):
         changed = True
     return changed
 
 
-def _one_round(function: ast.FunctionDef, summaries) -> bool:
+def propagate_copies(function: ast.FunctionDef, names: set[str]) -> bool:
+    """Propagate the copies ``name = source`` into ``names`` only, folding nothing, in
+    place until nothing changes; whether anything did. Run before the derivative is
+    built, on the scalarized primal (``t26 = w_1`` from ``np.cross`` of a split
+    3-vector): a copy the forward sweep makes is a value the reverse sweep records.
+
+    >>> fn = ast.parse('''
+    ... def f(w_1, x_2):
+    ...     t26 = w_1
+    ...     t27 = x_2
+    ...     c = t26 * t27
+    ...     return c
+    ... ''').body[0]
+    >>> propagate_copies(fn, {"t26", "t27"})
+    True
+    >>> print(ast.unparse(fn))
+    def f(w_1, x_2):
+        c = w_1 * x_2
+        return c
+    """
+
+    def copy_into_names(stmts, index, counts, liveness, summaries) -> bool:
+        stmt = stmts[index]
+        if not (_is_copy(stmt) and stmt.targets[0].id in names):
+            return False
+        return _rewrite_copy(stmts, index, counts, liveness, summaries)
+
+    changed = False
+    summaries = _Summaries()
+    while _one_round(function, summaries, copy_into_names):
+        changed = True
+    return changed
+
+
+def _one_round(function: ast.FunctionDef, summaries, rewrite=None) -> bool:
     """One sweep over every block; every rewrite keeps the counts exact."""
+    rewrite = rewrite or _rewrite_at
     counts = _Counts(function)
     liveness = _Liveness(function)
     changed = False
     for stmts, holders in blocks_and_holders(function):
         index = 0
         while index < len(stmts):
-            if _rewrite_at(stmts, index, counts, liveness, summaries):
+            if rewrite(stmts, index, counts, liveness, summaries):
                 summaries.forget(holders, inside=False)  # a statement they hold changed
                 changed = True
             else:
@@ -170,7 +224,35 @@ class _Liveness:
         return live | added if added else live
 
 
-def _rewrite_at(stmts, index: int, counts: _Counts, liveness, summaries) -> bool:
+def _is_copy(stmt: ast.stmt) -> bool:
+    """Whether ``stmt`` is ``name = other_name``."""
+    return (
+        isinstance(stmt, ast.Assign)
+        and len(stmt.targets) == 1
+        and isinstance(stmt.targets[0], ast.Name)
+        and isinstance(stmt.value, ast.Name)
+    )
+
+
+def _rewrite_copy(stmts, index: int, counts: _Counts, liveness, summaries) -> bool:
+    """Drop or propagate the copy ``stmts[index]``."""
+    stmt = stmts[index]
+    name, source = stmt.targets[0].id, stmt.value.id
+    if source == name or _copies_back(stmts, index, summaries):
+        del stmts[index]
+        counts.binds[name] -= 1
+        counts.reads[source] -= 1
+        return True
+    if counts.binds[name] == 1:
+        propagated = _propagate_copy(stmts, index, name, source, counts, summaries)
+    else:
+        propagated = _propagate_copy_locally(stmts, index, counts, liveness, summaries)
+    if propagated:
+        liveness.renamed(name, source)
+    return propagated
+
+
+def _rewrite_at(stmts, index: int, counts: _Counts, liveness, summaries, numbers) -> bool:
     stmt = stmts[index]
     if not (
         isinstance(stmt, ast.Assign)
@@ -180,23 +262,14 @@ def _rewrite_at(stmts, index: int, counts: _Counts, liveness, summaries) -> bool
         return False
     name = stmt.targets[0].id
     if isinstance(stmt.value, ast.Name):
-        source = stmt.value.id
-        if source == name or _copies_back(stmts, index, summaries):
-            del stmts[index]
-            counts.binds[name] -= 1
-            counts.reads[source] -= 1
-            return True
-        if counts.binds[name] == 1:
-            propagated = _propagate_copy(stmts, index, name, source, counts, summaries)
-        else:
-            propagated = _propagate_copy_locally(stmts, index, counts, liveness, summaries)
-        if propagated:
-            liveness.renamed(name, source)
-        return propagated
+        return _rewrite_copy(stmts, index, counts, liveness, summaries)
     if not is_pure(stmt.value):
         return False
     only_use = counts.binds[name] == 1 and counts.reads[name] == 1
-    if _fold_single_use(stmts, index, name, summaries, None if only_use else liveness):
+    # A constant stays where it is named (``peak_bytes = 0``): moved far it reads worse.
+    movable = not isinstance(stmt.value, ast.Constant) and cannot_fail(stmt.value)
+    movable = movable and names_read(stmt.value) <= numbers
+    if _fold_single_use(stmts, index, name, summaries, None if only_use else liveness, movable):
         counts.binds[name] -= 1
         counts.reads[name] -= 1
         return True
@@ -223,10 +296,12 @@ def _copies_back(stmts: list[ast.stmt], index: int, summaries) -> bool:
     return False
 
 
-def _fold_single_use(stmts, index: int, name: str, summaries, liveness=None) -> bool:
+def _fold_single_use(stmts, index: int, name: str, summaries, liveness=None, movable=False) -> bool:
     """Move the value of ``name = value`` into the one statement that reads it: the only
     read of ``name`` in the function, or (given ``liveness``) the next statement that
-    mentions ``name``, reading it once, after which this value is dead."""
+    mentions ``name``, reading it once, after which this value is dead. A ``movable``
+    value (numbers only, reading no memory, raising nothing) passes statements with
+    effects that bind none of its names."""
     value = stmts[index].value
     reads = names_read(value)
     for later in stmts[index + 1 :]:
@@ -240,7 +315,7 @@ def _fold_single_use(stmts, index: int, name: str, summaries, liveness=None) -> 
             summaries.forget([later])
             del stmts[index]
             return True
-        if effects or reads & changed or name in written:
+        if (effects and not movable) or reads & changed or name in written:
             return False
     return False
 

@@ -44,10 +44,7 @@ from ..astnodes import names_read, walk
 from ..codegen import Comment
 from .cleanup import live_after_statements
 from .cse import changed_in_place, worth_a_name
-from .effects import statement_lists
-
-_SAFE_OPERATORS = (ast.Add, ast.Sub, ast.Mult)
-_DIVISIONS = (ast.Div, ast.FloorDiv, ast.Mod)
+from .effects import cannot_fail, statement_lists
 
 
 def hoist_loop_invariants(function: ast.FunctionDef) -> bool:
@@ -101,38 +98,8 @@ def _invariant_target(stmt, binds: Counter, blocked: set[str], in_place: set[str
         return None
     if target.id in in_place:  # ``t = m * 1.1; t[0] += x``: a new array every iteration
         return None
-    if not (_cannot_fail(stmt.value) and worth_a_name(stmt.value)):
+    if not (cannot_fail(stmt.value) and worth_a_name(stmt.value)):
         return None
     if any(binds[name] or name in in_place for name in names_read(stmt.value)):
         return None
     return target.id
-
-
-def _cannot_fail(expr: ast.expr) -> bool:
-    """Whether ``expr`` is arithmetic on names and numbers that raises nothing.
-
-    >>> [_cannot_fail(ast.parse(e, mode="eval").body) for e in ("dt / 6.0", "a / b", "x[0]")]
-    [True, False, False]
-    """
-    for node in walk(expr):
-        if isinstance(node, ast.BinOp):
-            if isinstance(node.op, _DIVISIONS):
-                divisor = node.right
-                if not (isinstance(divisor, ast.Constant) and _number(divisor.value)):
-                    return False
-                if divisor.value == 0:
-                    return False
-            elif not isinstance(node.op, _SAFE_OPERATORS):
-                return False
-        elif isinstance(node, ast.Constant):
-            if not _number(node.value):
-                return False
-        elif isinstance(node, ast.Invert):
-            return False  # ``~x`` of a float raises
-        elif not isinstance(node, (ast.Name, ast.UnaryOp, ast.operator, ast.unaryop)):
-            return False
-    return True
-
-
-def _number(value) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)

@@ -150,7 +150,9 @@ def _passes(shapes: dict | None, ranks: dict | None, counting: bool) -> list:
     passes += [hoist_loop_invariants, share_common_subexpressions]
     if ranks is not None:
         passes.append(lambda function: drop_repeated_reads(function, ranks))
-    passes += [fold_temporaries, drop_dead_stores, tidy_reversed_ranges]
+    numbers = frozenset(n for n, shape in (shapes or {}).items() if shape == ())
+    passes += [lambda function: fold_temporaries(function, numbers)]
+    passes += [drop_dead_stores, tidy_reversed_ranges]
     if ranks is not None:
         passes.append(lambda function: pass_through_increments(function, ranks))
     if counting:

@@ -140,24 +140,41 @@ def tidy_reversed_ranges(function: ast.FunctionDef) -> bool:
                 ir.len_range_args(args[0].right.left)[1], ast.Sub(), ast.Constant(1)
             )
             changed = True
-        if len(args) == 3 and _cancelled(args[1]) is not args[1]:
-            args[1] = _cancelled(args[1])
-            changed = True
+        for position, bound in enumerate(args):
+            if _cancelled(bound) is not bound:
+                args[position] = _cancelled(bound)
+                changed = True
     return changed
 
 
-def _cancelled(stop: ast.expr) -> ast.expr:
-    """``a`` for the index expression ``a + k - k`` (integers: exact), else ``stop``."""
-    if (
-        isinstance(stop, ast.BinOp)
-        and isinstance(stop.op, ast.Sub)
-        and isinstance(stop.left, ast.BinOp)
-        and isinstance(stop.left.op, ast.Add)
-        and _const(stop.right) is not None
-        and _const(stop.left.right) == _const(stop.right)
+def _cancelled(bound: ast.expr) -> ast.expr:
+    """The index expression ``a + k1 - k2`` as ``a + (k1 - k2)``, or ``a`` when that is
+    zero, for integer constants (a range's bounds are integers: exact), else ``bound``.
+
+    >>> [ast.unparse(_cancelled(ast.parse(e, mode="eval").body)) for e in
+    ...  ("i + 1 - 1", "n - 1 - 1", "n - 1 + 3", "x * 2 - 1")]
+    ['i', 'n - 2', 'n + 2', 'x * 2 - 1']
+    """
+    if not (
+        isinstance(bound, ast.BinOp)
+        and isinstance(bound.op, (ast.Add, ast.Sub))
+        and isinstance(bound.left, ast.BinOp)
+        and isinstance(bound.left.op, (ast.Add, ast.Sub))
     ):
-        return stop.left.left
-    return stop
+        return bound
+    inner, outer = _const(bound.left.right), _const(bound.right)
+    if not (isinstance(inner, int) and isinstance(outer, int)):
+        return bound
+    total = _signed(bound.left.op, inner) + _signed(bound.op, outer)
+    if total == 0:
+        return bound.left.left
+    return ast.BinOp(
+        bound.left.left, ast.Add() if total > 0 else ast.Sub(), ast.Constant(abs(total))
+    )
+
+
+def _signed(op: ast.operator, value: int) -> int:
+    return value if isinstance(op, ast.Add) else -value
 
 
 def _reversed_counted_range(call: ast.expr) -> bool:

@@ -117,9 +117,8 @@ def gray_scott_vjp(u, v, feed, kill, steps, gray_scott_bar):
                 t44_bar = v2_bar[j, j2]
                 v2_bar[j, j2] = 0.0
                 t27_bar = -t44_bar
-                t26 = feed + kill
                 t26_bar += v[j, j2] * t27_bar
-                v_bar[j, j2] += t26 * t27_bar
+                v_bar[j, j2] += (feed + kill) * t27_bar
                 uvv_bar = t44_bar
                 v_bar[j, j2] += t44_bar
                 lv_bar = 0.08 * t44_bar
@@ -136,9 +135,8 @@ def gray_scott_vjp(u, v, feed, kill, steps, gray_scott_bar):
                 t37 = v[j, j2]
                 t17_bar = v[j, j2] * uvv_bar
                 v_bar[j, j2] += t36 * t37 * uvv_bar
-                t36_bar = t37 * t17_bar
                 v_bar[j, j2] += t36 * t17_bar
-                u_bar[j, j2] += t36_bar
+                u_bar[j, j2] += t37 * t17_bar
                 # golden_functions.py:80: lv = np.roll(v, 1, 0) + np.roll(v, -1, 0) + np.roll(v, 1, 1) + np.roll(v, -1, 1) - 4.0 * v
                 v_bar[j, j2] += 4.0 * -lv_bar
                 v_bar[j, j2 + 1 if j2 + 1 < t31 else 0] += lv_bar

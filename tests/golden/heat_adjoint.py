@@ -84,8 +84,6 @@ def heat_vjp(u0, alpha, steps, heat_bar):
         u_bar[j] += 2.0 * (u[j] * heat_bar)
     # golden_functions.py:49: for _ in range(steps):
     for _ in range(steps - 1, -1, -1):
-        # golden_functions.py:50: for i in range(1, n - 1):
-        t1 = n - 1
         # golden_functions.py:54: u, v = v, u
         v, u = (u, v)
         v_bar, u_bar = (u_bar, v_bar)
@@ -99,7 +97,7 @@ def heat_vjp(u0, alpha, steps, heat_bar):
         v_bar[0] = 0.0
         u_bar[0] += t12_bar
         # golden_functions.py:50: for i in range(1, n - 1):
-        for i in range(t1 - 1, 0, -1):
+        for i in range(n - 2, 0, -1):
             # golden_functions.py:51: v[i] = u[i] + alpha * (u[i - 1] - 2.0 * u[i] + u[i + 1])
             t11_bar = v_bar[i]
             v_bar[i] = 0.0

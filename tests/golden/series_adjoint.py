@@ -63,11 +63,10 @@ def series_vjp(x, y, n, series_bar):
         # golden_functions.py:15: if s < 3.0:
         if t1:
             # golden_functions.py:16: s += math.sin(x * i) * y
-            t3_bar = y * s_bar
             y_bar += t3 * s_bar
             floats_top -= 1
             t3 = floats_tape[floats_top]
-            x_bar += i * (math.cos(x * i) * t3_bar)
+            x_bar += i * (math.cos(x * i) * (y * s_bar))
         else:
             # golden_functions.py:9: return x * y + math.cos(y)
             y_bar += -math.sin(y) * s_bar
