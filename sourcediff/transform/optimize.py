@@ -44,7 +44,9 @@ reverse of a fused loop nest zeroed already (kept until then, so the analyses se
 ``run_independent_loops_forward`` (forward_loops.py) runs a reverse loop whose iterations
 share nothing in the forward order (the derivative only: it needs the arrays' ranks),
 ``merge_stack_moves`` (stack_moves.py) moves a tape's pointer once per run of
-pushes or pops instead of once per value, and ``share_rule_calls`` (rule_calls.py) calls
+pushes or pops instead of once per value, ``rotate_window_elements`` (rotate.py) keeps
+the sliding window of a stencil's adjoint in numbers instead of memory (the derivative
+only: it needs the arrays' ranks), and ``share_rule_calls`` (rule_calls.py) calls
 a user rule's or an outlined helper's vjp once for all of a statement's arguments.
 
 None of them reorders floating-point operations, so every result is what the
@@ -89,6 +91,7 @@ from .forwarding import forward_array_adjoints
 from .hoist import hoist_loop_invariants
 from .passthrough import pass_through_increments
 from .repeats import drop_repeated_reads
+from .rotate import rotate_window_elements
 from .rule_calls import share_rule_calls
 from .simplify import tidy_reversed_ranges
 from .slicing import slice_to_result
@@ -137,6 +140,8 @@ def optimize(
     if ranks is not None:
         run_independent_loops_forward(function, ranks)
     merge_stack_moves(function)
+    if ranks is not None:
+        rotate_window_elements(function, ranks)
     share_rule_calls(function, rules.rule_functions())
     return function
 

@@ -141,20 +141,24 @@ def tidy_reversed_ranges(function: ast.FunctionDef) -> bool:
             )
             changed = True
         for position, bound in enumerate(args):
-            if _cancelled(bound) is not bound:
-                args[position] = _cancelled(bound)
+            if cancel_offsets(bound) is not bound:
+                args[position] = cancel_offsets(bound)
                 changed = True
     return changed
 
 
-def _cancelled(bound: ast.expr) -> ast.expr:
+def cancel_offsets(bound: ast.expr) -> ast.expr:
     """The index expression ``a + k1 - k2`` as ``a + (k1 - k2)``, or ``a`` when that is
     zero, for integer constants (a range's bounds are integers: exact), else ``bound``.
 
-    >>> [ast.unparse(_cancelled(ast.parse(e, mode="eval").body)) for e in
-    ...  ("i + 1 - 1", "n - 1 - 1", "n - 1 + 3", "x * 2 - 1")]
-    ['i', 'n - 2', 'n + 2', 'x * 2 - 1']
+    >>> [ast.unparse(cancel_offsets(ast.parse(e, mode="eval").body)) for e in
+    ...  ("i + 1 - 1", "n - 1 - 1", "n - 1 + 3", "x * 2 - 1", "1 + 1")]
+    ['i', 'n - 2', 'n + 2', 'x * 2 - 1', '2']
     """
+    if isinstance(bound, ast.BinOp) and isinstance(bound.op, (ast.Add, ast.Sub)):
+        left, right = _const(bound.left), _const(bound.right)
+        if type(left) is int and type(right) is int:
+            return ast.Constant(left + _signed(bound.op, right))
     if not (
         isinstance(bound, ast.BinOp)
         and isinstance(bound.op, (ast.Add, ast.Sub))

@@ -100,7 +100,8 @@ def _invariant_counts(function, bindings: Counter, stable: set[str]) -> dict[str
         target, bounds = node.targets[0], ir.len_range_args(node.value)
         if not isinstance(target, ast.Name) or bounds is None or bindings[target.id] != 1:
             continue
-        if len(bounds) <= 2 and all(_invariant(b, stable) for b in bounds):
+        downward = len(bounds) == 3 and _is_constant(bounds[2], -1)
+        if (len(bounds) <= 2 or downward) and all(_invariant(b, stable) for b in bounds[:2]):
             counts[target.id] = node.value
     return counts
 
@@ -126,11 +127,13 @@ def _invariant(expr: ast.expr, stable: set[str]) -> bool:
 
 def _replay(call: ast.Call, counts: dict[str, ast.expr]) -> bool:
     """Put the count's ``len(range(...))`` in a reverse ``range`` that reads it."""
+    if len(call.args) == 3 and _is_constant(call.args[2], 1):
+        return _replay_upward(call, counts)
     if len(call.args) != 3 or not _is_constant(call.args[2], -1):
         return False
     first = call.args[0]
     count = _count_read(first, counts)
-    if count is None:
+    if count is None or len(counts[count].args[0].args) > 2:
         return False
     if isinstance(first.op, ast.Sub):  # ``range(n - 1, -1, -1)``: ``range(b)`` reversed
         bounds = counts[count].args[0].args
@@ -141,6 +144,40 @@ def _replay(call: ast.Call, counts: dict[str, ast.expr]) -> bool:
         call.args[0] = ast.BinOp(clone(bounds[-1]), ast.Sub(), ast.Constant(1))
         return True
     first.right.left = clone(counts[count])  # ``a + (n - 1)``: tidied afterwards
+    return True
+
+
+def _replay_upward(call: ast.Call, counts: dict[str, ast.expr]) -> bool:
+    """The reverse of ``for j in range(a, b, -1)``, ``range(a + (n - 1) * -1, a - -1, 1)``,
+    as ``range(b + 1, a + 1)``: the same indices when ``n = len(range(a, b, -1))`` is
+    not 0 (``a - n + 1 = b + 1``), and empty when it is (``a <= b``).
+
+    >>> call = ast.parse("range(t + (n - 1) * -1, t - -1, 1)", mode="eval").body
+    >>> counts = {"n": ast.parse("len(range(t, 0, -1))", mode="eval").body}
+    >>> _replay_upward(call, counts), ast.unparse(call)
+    (True, 'range(0 + 1, t + 1)')
+    """
+    first, stop = call.args[0], call.args[1]
+    if not (isinstance(first, ast.BinOp) and isinstance(first.op, ast.Add)):
+        return False
+    scaled = first.right
+    if not (
+        isinstance(scaled, ast.BinOp)
+        and isinstance(scaled.op, ast.Mult)
+        and _is_constant(scaled.right, -1)
+    ):
+        return False
+    count = _count_read(scaled.left, counts)
+    if count is None or len(counts[count].args[0].args) != 3:
+        return False
+    start, end, _ = counts[count].args[0].args
+    minus_one = isinstance(stop, ast.BinOp) and isinstance(stop.op, ast.Sub)
+    if not (minus_one and _is_constant(stop.right, -1)):
+        return False
+    if ast.dump(start) != ast.dump(first.left) or ast.dump(start) != ast.dump(stop.left):
+        return False
+    one = ast.Constant(1)
+    call.args = [ast.BinOp(clone(end), ast.Add(), one), ast.BinOp(clone(start), ast.Add(), one)]
     return True
 
 

@@ -112,7 +112,7 @@ def gray_scott_vjp(u, v, feed, kill, steps, gray_scott_bar):
         u = u_refs.pop()
         # golden_functions.py:79: lu = np.roll(u, 1, 0) + np.roll(u, -1, 0) + np.roll(u, 1, 1) + np.roll(u, -1, 1) - 4.0 * u
         for j in range(n_j - 1, -1, -1):
-            for j2 in range(5 - 1, -1, -1):
+            for j2 in range(4, -1, -1):
                 # golden_functions.py:83: v = v + 0.08 * lv + uvv - (feed + kill) * v
                 t44_bar = v2_bar[j, j2]
                 v2_bar[j, j2] = 0.0

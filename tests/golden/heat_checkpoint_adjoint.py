@@ -146,20 +146,29 @@ def heat_vjp(u0, alpha, steps, heat_bar):
             t12_bar = v_bar[0]
             v_bar[0] = 0.0
             u_bar[0] += t12_bar
-            # golden_functions.py:50: for i in range(1, n - 1):
-            for i in range(1 + (n_i - 1), 0, -1):
-                # golden_functions.py:51: v[i] = u[i] + alpha * (u[i - 1] - 2.0 * u[i] + u[i + 1])
-                t11_bar = v_bar[i]
-                v_bar[i] = 0.0
-                t2_bar = t11_bar
-                alpha_bar += t9 * t11_bar
-                t9_bar = alpha * t11_bar
-                floats_top -= 1
-                t9 = floats_tape[floats_top]
-                u_bar[i + 1] += t9_bar
-                t2_bar += 2.0 * -t9_bar
-                u_bar[i - 1] += t9_bar
-                u_bar[i] += t2_bar
+            if 1 + (n_i - 1) > 0:
+                u_bar_p1 = u_bar[1 + (n_i - 1) + 1]
+                u_bar_0 = u_bar[1 + (n_i - 1)]
+                # golden_functions.py:50: for i in range(1, n - 1):
+                for i in range(1 + (n_i - 1), 0, -1):
+                    u_bar_m1 = u_bar[i - 1]
+                    # golden_functions.py:51: v[i] = u[i] + alpha * (u[i - 1] - 2.0 * u[i] + u[i + 1])
+                    t11_bar = v_bar[i]
+                    v_bar[i] = 0.0
+                    t2_bar = t11_bar
+                    alpha_bar += t9 * t11_bar
+                    t9_bar = alpha * t11_bar
+                    floats_top -= 1
+                    t9 = floats_tape[floats_top]
+                    u_bar_p1 += t9_bar
+                    t2_bar += 2.0 * -t9_bar
+                    u_bar_m1 += t9_bar
+                    u_bar_0 += t2_bar
+                    u_bar[i + 1] = u_bar_p1
+                    u_bar_p1 = u_bar_0
+                    u_bar_0 = u_bar_m1
+                u_bar[i] = u_bar_p1
+                u_bar[i - 1] = u_bar_0
     u = u_snapshots[0].copy()
     # golden_functions.py:47: u = u0.copy()
     add_into(u0_bar, u_bar)
