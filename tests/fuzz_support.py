@@ -36,8 +36,11 @@ def folder():
 # array the loop writes, and a value read after the loop: the primal check catches their
 # hoisting, which gave sd.jit a wrong value); a vector's 1-D mask set to a differentiated
 # number (25: its adjoint came back as an array of the selected ones) and scaled in place
-# in a loop (48: the tape stored the selection into one float slot; both crashed then).
-GAP_SAMPLE = (14, 20, 29, 43, 560, 99, 3279, 25, 48)
+# in a loop (48: the tape stored the selection into one float slot; both crashed then); a
+# tanh or exp result written in place and its name rebound (88: a slice scaled, 110: every
+# element in a loop; both silently wrong before the reverse sweep kept the array the name
+# held at the write).
+GAP_SAMPLE = (14, 20, 29, 43, 560, 99, 3279, 25, 48, 88, 110)
 
 # Seeds (``gaps=True``) whose programs call helpers with loops from two places, which
 # sourcediff outlines: an array-returning one as two stages of a step, in a loop, and a

@@ -163,6 +163,9 @@ class _Analysis(Dataflow):
             reads |= replay_operands(stmt) - self.loop_targets  # reverse loops reset those
         if element_write and id(stmt) in self.result.saves:
             reads |= expand_recomputed(ir.index_names(stmt.targets[0]), self.recomputed)
+            # The restore writes through the name: rebinding it later (``v = np.tanh(v)``)
+            # must keep the array it names now, or the restore writes into the new one.
+            reads |= {target}
         self.result.reads |= {_base(name) for name in reads}
         if element_write:
             return live | reads

@@ -33,6 +33,7 @@ import ast
 
 from .. import ir
 from ..analysis.must_write import index_facts, overwritten_first
+from ..analysis.sharing import alias_classes
 from ..astnodes import clone
 from ..runtime import ADVANCE, RESTORE, TAKESHOT  # the revolve protocol, defined once
 from .records import RerunLoop, Schedule
@@ -90,7 +91,8 @@ class _Rerun(LoopReversal):
         facts = index_facts(builder.nf, builder.types)
         dead = overwritten_first(loop, names, builder.types, facts, builder.nf.node)
         params = builder.nf.params
-        state = IterationState(names, builder.types, builder.namer, self.stem, params, dead)
+        shared = _shared_arrays(builder.nf.node, builder.types, set(names))
+        state = IterationState(names, builder.types, builder.namer, self.stem, params, dead, shared)
         builder.extra_prologue += state.prologue()
         fwd, rev = self.schedule(builder, loop, body_f, body_r, state)
         return [ir.located(s, loop) for s in fwd], [ir.located(s, loop) for s in rev]
@@ -106,8 +108,9 @@ class Recompute(_Rerun):
     def schedule(self, builder, loop, body_f, body_r, state: IterationState):
         forward = RerunLoop(loop, state.push(), body_f)
         entry = state.allocate(f"len({ast.unparse(loop.iter)})") + state.take_entry()
+        entry += state.keep_buffers()
         reverse = reversed_for(loop, state.pop() + body_f + body_r, builder.nf.counters)
-        return entry + [forward], [reverse] + state.restore_entry()
+        return entry + [forward], [reverse] + state.restore_entry() + state.refill_buffers()
 
 
 class Revolve(_Rerun):
@@ -120,6 +123,7 @@ class Revolve(_Rerun):
         forward = RerunLoop(loop, [], body_f)
         entry = state.allocate(snapshots) + state.take("0", snapshots)
         entry += state.take_entry(state.rewritten)  # the snapshots leave them out
+        entry += state.keep_buffers()
         names = ("schedule", "action", "first", "last", "it", "slot")
         schedule, kind, first, last, it, slot = (builder.namer.fresh(n) for n in names)
         advance = ast.For(
@@ -141,6 +145,7 @@ class Revolve(_Rerun):
         ) + [dispatch]
         # The last reversed iteration re-ran; the code before the loop needs its entry state.
         reverse = made + driver + state.restore("0") + state.restore_entry(state.rewritten)
+        reverse += state.refill_buffers()
         return entry + [forward, Schedule(count, snapshots)], reverse
 
 
@@ -149,6 +154,14 @@ STRATEGIES: dict[str, LoopReversal] = {
     "recompute": Recompute(),
     "checkpoint": Revolve(),
 }
+
+
+def _shared_arrays(node: ast.FunctionDef, types, state: set[str]) -> set[str]:
+    """The arrays that may share memory with an array name outside the ``state`` (whose
+    own names are restored with it; analysis/sharing.py)."""
+    arrays = {n for n, t in types.variables.items() if t.kind == "array"}
+    classes = alias_classes(node, types)
+    return {n for n in arrays if classes.get(n, set()) & arrays - state}
 
 
 def reversed_for(loop: ast.For, body: list[ast.stmt], counters: dict) -> ast.For:

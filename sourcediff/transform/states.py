@@ -34,7 +34,9 @@ def _parse(source: str) -> list[ast.stmt]:
 class IterationState:
     """How to save and restore the entry state of one loop's iterations."""
 
-    def __init__(self, names: list[str], types, namer: Namer, stem: str, params=(), dead=()):
+    def __init__(
+        self, names: list[str], types, namer: Namer, stem: str, params=(), dead=(), shared=()
+    ):
         self.params = set(params)
         self.names = names
         self.types = types
@@ -44,6 +46,11 @@ class IterationState:
         self.rewritten = [n for n in arrays if n in dead]
         self.arrays = [n for n in arrays if n not in dead]
         self.scalars = [n for n in names if types[n].kind != "array"]
+        # Arrays another name may hold too (``p = np.exp(z)`` read as ``t1``): restoring a
+        # copy rebinds only the state's name, so their entry contents go back into the
+        # buffer itself once the loop is reversed.
+        self.shared = [n for n in arrays if n in shared]
+        self.buffer = {n: namer.fresh(f"{n}_buffer") for n in self.shared}
         self.store = {n: namer.fresh(f"{n}_{stem}") for n in names}
         self.entry = {n: namer.fresh(f"{n}_at_entry") for n in names}
         self.top = namer.fresh(f"{stem}_top")
@@ -103,6 +110,18 @@ class IterationState:
     def restore_entry(self, names=None) -> list[ast.stmt]:
         names = self.names if names is None else names
         return [_parse(f"{n} = {self.entry[n]}")[0] for n in names]
+
+    def keep_buffers(self) -> list[ast.stmt]:
+        """At the loop's entry: the buffers of the shared arrays, by reference."""
+        return [_parse(f"{self.buffer[n]} = {n}")[0] for n in self.shared]
+
+    def refill_buffers(self) -> list[ast.stmt]:
+        """Once the loop is reversed (each shared name holding a copy of its entry state):
+        that state back into the buffer every name of it holds."""
+        out = []
+        for n in self.shared:
+            out += _parse(f"{self.buffer[n]}[...] = {n}\n{n} = {self.buffer[n]}")
+        return out
 
     def restore(self, slot: str) -> list[ast.stmt]:
         out = [_parse(f"{n} = {self.store[n]}[{slot}]")[0] for n in self.scalars]

@@ -251,6 +251,9 @@ class _Writer:
         self.invariant_rng = random.Random(f"steady values {rng.getstate()[1][:4]}")
         # 1-D masks of a vector: set to a number, scaled in place, set from the selection.
         self.mask_rng = random.Random(f"selected elements {rng.getstate()[1][:4]}")
+        # Results whose adjoint reads them (tanh, exp), written in place and then their
+        # name rebound, once or in a loop.
+        self.rebound_rng = random.Random(f"rebound results {rng.getstate()[1][:4]}")
 
     def fresh(self, stem: str) -> str:
         self.counter += 1
@@ -322,6 +325,8 @@ class _Writer:
                 self.loop_invariants(depth)
             if self.gaps and self.mask_rng.random() < 0.015:
                 self.vector_masks(depth)
+            if self.gaps and self.rebound_rng.random() < 0.015:
+                self.rebound_results(depth)
             if self.extras and self.extra_rng.random() < 0.12:
                 extra_construct(self, depth)
 
@@ -1094,6 +1099,38 @@ class _Writer:
                 self.emit(body, f"{w} = {w} * 0.9 + 0.05 * {vec}")
             self.emit(depth, f"{self.sum_target()} np.sum({w} * {w})")
             self.tags.add(f"vector_mask_{['set', 'scaled', 'from_itself'][form]}")
+        finally:
+            self.rng = main
+
+    def rebound_results(self, depth: int) -> None:
+        """``w = np.tanh(...)`` (an adjoint that reads its result), an element, a slice or
+        every element of ``w`` changed in place, then ``w`` bound to a new array, straight
+        or each step of a loop: the reverse sweep must restore the elements in the array
+        ``w`` named when they were written, under every policy."""
+        main, self.rng = self.rng, self.rebound_rng
+        try:
+            self.gap_count += 1
+            vec, w, k, q = self.rng.choice(self.vectors), *map(self.gap_name, ("w", "k", "q"))
+            first = self.rng.choice(["np.tanh({})", "np.exp(0.5 * {})", "{} / np.sum({})"])
+            then = self.rng.choice(["np.tanh({})", "{} * 1.5", "{} / (1.0 + np.sum({} * {}))"])
+            form, looped = self.rng.randrange(3), self.rng.random() < 0.5
+            writes = (
+                [f"{w}[{self.rng.randrange(4)}] += {self.scalar(1)}"],
+                [f"{w}[1:] *= {self.scalar(1)}"],
+                [f"for {q} in range({w}.shape[0]):", f"    {w}[{q}] += 0.1 * {self.scalar(1)}"],
+            )[form]
+            self.emit(depth, f"{w} = {vec} * {self.scalar(1)}")
+            body = depth
+            if looped:
+                self.emit(depth, f"for {k} in range({self.rng.choice(['n', '2'])}):")
+                body = depth + 1
+            self.emit(body, f"{w} = {first.format(w, w)}")
+            for line in writes:
+                indent = line.startswith("    ")
+                self.emit(body + indent, line.strip())
+            self.emit(body, f"{w} = {then.format(w, w, w)}")
+            self.emit(depth, f"{self.sum_target()} np.sum({w} * {vec})")
+            self.tags.add(f"rebound_{['element', 'slice', 'all'][form]}")
         finally:
             self.rng = main
 
