@@ -90,7 +90,7 @@ TEMPLATE_FUNCTIONS |= {"prod_along_adjoint", "cumprod_adjoint", "cumprod_tangent
 TEMPLATE_FUNCTIONS |= {"grow_list", "as_vector", "as_vector_adjoint"}
 TEMPLATE_FUNCTIONS |= {"interp_adjoint_x", "interp_adjoint_xp", "interp_adjoint_fp"}
 TEMPLATE_FUNCTIONS |= {"cumsum_along", "cumsum_along_adjoint", "cumprod_along_adjoint"}
-TEMPLATE_FUNCTIONS |= {"cumprod_along_tangent", "expand_axis", "roll_along"}
+TEMPLATE_FUNCTIONS |= {"cumprod_along_tangent", "expand_axis", "roll_along", "sum_to"}
 TEMPLATE_FUNCTIONS |= {"interp_tangent_xp", "matmul", "matmul_adjoint_left", "matmul_adjoint_right"}
 
 

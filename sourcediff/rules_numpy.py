@@ -351,6 +351,9 @@ def _shape_rows() -> list[Rule]:
             tangents=("np.expand_dims(tangent, axis)", None),
         )
     )
+    # Forward mode writes a broadcast operand's tangent at the result's shape with it.
+    spread = ("sum_to(g, x)", None), ("np.broadcast_to(tangent, shape).copy()", None)
+    rows.append(Rule("np.broadcast_to", ("x", "shape"), ("1", None), spread[0], spread[1]))
     # np.expand_dims that also takes a number (a vector's reduction along its only axis).
     expanded = ("as_vector_adjoint(g, x)", None), ("expand_axis(tangent, axis)", None)
     rows.append(Rule("expand_axis", ("x", "axis"), ("1", None), expanded[0], expanded[1]))

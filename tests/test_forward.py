@@ -144,3 +144,65 @@ def test_a_product_of_a_value_with_itself_has_one_tangent_term():
     assert "2.0 * (x * x_dot)" in text and "x * x_dot + x * x_dot" not in text
     _, tangent = sd.jvp(squared_plus, (0.5, 2.0), (1.0, 0.25))
     assert tangent == 2.0 * 0.5 * 1.0 + 3.0 * 0.25
+
+
+def _biased_sum(X, b):
+    return np.sum(X * 2.0 + b)  # b (3,) added to each of X's rows
+
+
+def _biased_column(X, b):
+    return np.sum((X + b)[:, 0])
+
+
+def _biased_row_sums(X, b):
+    return np.sum(X + b, axis=1)
+
+
+def _squared_biased_sum(X, b):
+    return np.sum(X + b[None, :] * 1.5) ** 2
+
+
+def _spread(x):
+    y = np.broadcast_to(x, (3, 2)).copy()
+    return np.sum(y * y * np.arange(6.0).reshape(3, 2))
+
+
+BROADCAST_X = np.random.default_rng(0).standard_normal((4, 3))
+BROADCAST_B = np.array([0.1, -0.2, 0.3])
+
+
+@pytest.mark.parametrize("jit", [False, True], ids=["py", "jit"])
+@pytest.mark.parametrize("func", [_biased_sum, _biased_column, _biased_row_sums])
+def test_forward_jacobian_of_a_broadcast_operand(func, jit):
+    # Found by a hunt: with only b varied, its tangent kept b's shape (1 for 4, silently),
+    # or the derivative failed to compile.
+    want = sd.jacobian(func, argnums=1, mode="reverse", jit=False)(BROADCAST_X, BROADCAST_B)
+    got = sd.jacobian(func, argnums=1, mode="forward", jit=jit)(BROADCAST_X, BROADCAST_B)
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    rows = BROADCAST_X.shape[0]
+    closed = {_biased_sum: [rows] * 3, _biased_column: [rows, 0, 0]}
+    if func in closed:
+        np.testing.assert_allclose(got, closed[func], rtol=1e-12)
+
+
+@pytest.mark.parametrize("jit", [False, True], ids=["py", "jit"])
+def test_hessian_through_a_broadcast_operand(jit):
+    X, b = BROADCAST_X, BROADCAST_B
+    total = np.sum(X) + 1.5 * X.shape[0] * np.sum(b)
+    # f = total^2: d2f/db_i db_j = 2 (1.5 * rows)^2, d/db_i = 2 total * 1.5 * rows.
+    hessian = sd.hessian(_squared_biased_sum, argnums=1, jit=jit)(X, b)
+    np.testing.assert_allclose(hessian, np.full((3, 3), 2 * (1.5 * 4) ** 2), rtol=1e-12)
+    v = np.array([1.0, -2.0, 0.5])
+    hvp = sd.hvp(_squared_biased_sum, argnums=1, jit=jit)(X, b, v)
+    np.testing.assert_allclose(np.ravel(hvp), np.full(3, 2 * 36.0 * v.sum()), rtol=1e-12)
+    grad = sd.grad(_squared_biased_sum, argnums=1, jit=jit)(X, b)
+    np.testing.assert_allclose(grad, np.full(3, 2 * total * 6.0), rtol=1e-12)
+
+
+@pytest.mark.parametrize("jit", [False, True], ids=["py", "jit"])
+def test_broadcast_to_in_user_code(jit):
+    x = np.array([0.5, -1.0])
+    want = 2 * x * np.arange(6.0).reshape(3, 2).sum(axis=0)
+    np.testing.assert_allclose(sd.grad(_spread, jit=jit)(x), want, rtol=1e-12)
+    _, tangent = sd.jvp(_spread, (x,), (np.array([1.0, 0.0]),), jit=jit)
+    assert tangent == pytest.approx(want[0], rel=1e-12)

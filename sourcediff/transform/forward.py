@@ -20,7 +20,9 @@ import copy
 from .. import ir, joins, rules
 from ..analysis.activity import dependencies
 from ..analysis.known_calls import known_after, substitute_known
+from ..analysis.static_shapes import UNKNOWN, expression_shape
 from ..analysis.types import TypeTable
+from ..astnodes import walk
 from ..errors import ModeRefusedError
 from ..normalize import NormalizedFunction
 from .simplify import simplify
@@ -121,11 +123,30 @@ class ForwardBuilder:
         if expr is None:
             return [_parse(f"{self.dot(target)} = {self.zero(target)}")]
         expr = simplify(expr)
+        if self.types[target].kind == "array" and self.broadcast(expr, target):
+            # ``Y = X * 2.0 + beta`` with only ``beta`` varied: its tangent, ``beta_dot``,
+            # has the shape of ``beta``, and ``np.sum(Y_dot)`` must count every row.
+            spread = ast.parse(f"np.broadcast_to(e, {target}.shape).copy()", mode="eval").body
+            spread.func.value.args[0] = expr
+            return [ast.Assign([ast.Name(self.dot(target), ast.Store())], spread)]
         fresh_array = self.types[target].kind == "array" and not isinstance(stmt.value, ast.Name)
         if fresh_array and isinstance(expr, ast.Name):
             # The primal made a new array (np.copy, ...): its tangent must not alias.
             expr = ast.Call(ast.Attribute(expr, "copy", ast.Load()), [], [])
         return [ast.Assign([ast.Name(self.dot(target), ast.Store())], expr)]
+
+    def broadcast(self, expr: ast.expr, target: str) -> bool:
+        """Whether the tangent ``expr`` of the array ``target`` may have fewer axes or
+        another shape than ``target``: NumPy broadcast an operand it was computed from."""
+        primal = {dot: name for name, dot in self.dots.items()}
+        names = [primal.get(n.id, n.id) for n in walk(expr) if isinstance(n, ast.Name)]
+        ranks = [self.types[n].ndim or 0 for n in names if n in self.types.variables]
+        if max(ranks, default=0) < (self.types[target].ndim or 0):
+            return True
+        shapes = dict(self.types.shapes or {})
+        shapes |= {dot: shapes[name] for name, dot in self.dots.items() if name in shapes}
+        wanted, found = shapes.get(target, UNKNOWN), expression_shape(expr, shapes)
+        return UNKNOWN not in (wanted, found) and wanted != found
 
     def varied_dot(self, name: str) -> ast.Name | None:
         """The tangent of ``name``, or None when it carries none."""
