@@ -5,7 +5,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from fuzzing.campaign import ARGNUMS, arguments, check, load
+from fuzzing.campaign import ARGNUMS, arguments, check, check_tangent, load
 from fuzzing.generator import generate
 from fuzzing.reference import reference_gradient
 
@@ -70,3 +70,6 @@ def run_program(seed: int, folder: Path, jit: bool, selected, gaps=False, extras
     for policy in selected:
         outcome, detail = check(f, args, policy, jit, reference, policy is dict_policy)
         assert outcome in ("ok", "refused"), f"{policy}: {outcome}: {detail}\n{program.source}"
+    if not jit:  # forward mode too, as Python (compiled, campaigns check it)
+        outcome, detail = check_tangent(f, args, jit, reference, seed)
+        assert outcome in ("ok", "refused"), f"jvp: {outcome}: {detail}\n{program.source}"

@@ -13,7 +13,8 @@ complex-safe stand-ins for ``math``, ``numpy`` and the builtins
 original function (programs whose reference is unstable, at a kink or a branch
 flip, not complex-safe, or where the two disagree, are skipped and counted), the
 value with the function's own, and the state of the arrays the function writes
-into with the original's.
+into with the original's; and once per program, forward mode (``sd.jvp`` along a random
+direction, row "jvp") against the reference gradient's inner product with it.
 In ``--no-jit`` mode the verifier (``SOURCEDIFF_VERIFY=1``) is on. Outcomes:
 ok, wrong, stale (the verifier found a primal value read in the reverse sweep that
 differs from the forward sweep's, even if the gradient agrees), nan, refused (a
@@ -145,6 +146,36 @@ def check(f, args, policy, jit: bool, reference, dict_variant=True) -> tuple[str
     return "ok", ""
 
 
+def check_tangent(f, args, jit: bool, reference, seed: int) -> tuple[str, str]:
+    """``(outcome, detail)`` of forward mode: ``sd.jvp`` along a direction drawn from
+    ``seed`` against the reference gradient's inner product with it."""
+    import sourcediff as sd
+
+    rng = np.random.default_rng([seed, 11])
+    directions = [_direction(rng, a) if k in ARGNUMS else 0 for k, a in enumerate(args)]
+    try:
+        _, tangent = sd.jvp(f, _copied(args), tuple(directions), jit=jit)
+    except sd.SourceDiffError as exc:
+        return "refused", str(exc).splitlines()[0]
+    except Exception as exc:  # noqa: BLE001 - anything else is a crash to report
+        return "crash", f"{type(exc).__name__}: {exc}"[:300] + "\n" + traceback.format_exc()[-800:]
+    if not np.isfinite(tangent):
+        return "nan", f"{tangent}"
+    if reference is None:
+        return "ok", ""
+    terms = [np.asarray(g) * directions[k] for k, g in zip(ARGNUMS, reference)]
+    expected = sum(float(np.sum(t)) for t in terms)
+    scale = sum(float(np.sum(np.abs(t))) for t in terms)
+    if abs(tangent - expected) > 1e-6 + 1e-5 * max(abs(expected), scale):
+        return "wrong", f"jvp {tangent} != reference gradient . direction {expected}"
+    return "ok", ""
+
+
+def _direction(rng, arg):
+    """A random tangent of ``arg``'s shape (a float for a number)."""
+    return rng.uniform(-1.0, 1.0, np.shape(arg)) if np.ndim(arg) else float(rng.uniform(-1, 1))
+
+
 def _check_dict_variant(f_dict, args, policy, jit: bool, reference) -> tuple[str, str]:
     """The program's dict-of-parameters variant: its gradient by key against the reference."""
     import sourcediff as sd
@@ -174,7 +205,9 @@ def run_program(seed: int, folder: Path, jit: bool, selected, gaps=False, extras
         return program, {str(p): ("unstable", "the program raised") for p in selected}
     if not stable:
         return program, {str(p): ("unstable", "") for p in selected}
-    return program, {str(p): check(f, args, p, jit, reference) for p in selected}
+    outcomes = {str(p): check(f, args, p, jit, reference) for p in selected}
+    outcomes["jvp"] = check_tangent(f, args, jit, reference, seed)
+    return program, outcomes
 
 
 def campaign(seeds, jit: bool, out, selected=None, verbose=True, gaps=False, extras=False) -> dict:
