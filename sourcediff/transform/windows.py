@@ -32,8 +32,11 @@ from collections import defaultdict
 
 from ..astnodes import clone, walk
 from ..codegen import Comment
+from ..normalize.rearrange import constant_int
 from .effects import names_read, names_written
 from .simplify import cancel_offsets
+
+integer = constant_int  # the value of an integer constant (``-1`` included), else None
 
 
 class Window:
@@ -240,13 +243,3 @@ def _plain_index(part: ast.expr) -> bool:
     """Names, integers and arithmetic on them: an index that is one number."""
     allowed = (ast.Name, ast.Constant, ast.BinOp, ast.UnaryOp, ast.operator, ast.unaryop)
     return all(isinstance(n, allowed) for n in walk(part))
-
-
-def integer(node: ast.expr) -> int | None:
-    """The value of an integer constant (``-1`` included), else None."""
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-        value = integer(node.operand)
-        return None if value is None else -value
-    if isinstance(node, ast.Constant) and type(node.value) is int:
-        return node.value
-    return None
