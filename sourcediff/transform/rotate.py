@@ -46,6 +46,7 @@ import re
 
 from ..analysis.own_buffers import unshared_buffers
 from ..astnodes import clone, walk
+from ..naming import Namer
 from .simplify import cancel_offsets
 from .windows import Window, loop_lower_bound, loop_windows, range_bounds
 
@@ -54,11 +55,11 @@ def rotate_window_elements(function: ast.FunctionDef, ranks: dict) -> bool:
     """Keep, in place, the sliding windows of each qualifying loop in numbers (module
     docstring); whether any loop changed."""
     own = unshared_buffers(function, ranks)
-    taken = {n.id for n in walk(function) if isinstance(n, ast.Name)}
+    taken = Namer.for_tree(function).taken  # its names and its parameters
     found = list(_loops_with_windows(function, own, ranks, {}))
     for stmts, index, windows in found:  # a rotated loop is not looked at again; loops
         # one after the other may use the same names for their windows
-        stmts[index] = _rotated(stmts[index], windows, set(taken))
+        stmts[index] = _rotated(stmts[index], windows, Namer(set(taken)))
     return bool(found)
 
 
@@ -89,14 +90,14 @@ def _bound_in(body: list[ast.stmt]) -> set[str]:
     }
 
 
-def _rotated(loop: ast.For, windows: list[Window], taken: set[str]) -> ast.If:
+def _rotated(loop: ast.For, windows: list[Window], namer: Namer) -> ast.If:
     """``loop`` with ``windows`` in numbers, behind the test that it runs at all."""
     start, stop, step = range_bounds(loop)
     index = loop.target.id
     before, top, bottom, after = [], [], [], []
     registers = {}
     for window in windows:
-        names = {k: _fresh(_register_name(window, k), taken) for k in window.offsets()}
+        names = {k: namer.fresh(_register_name(window, k)) for k in window.offsets()}
         registers[window.key()] = names
         ordered = list(window.offsets())[::step]  # the order the elements leave the window
         entering, leaving = ordered[-1], ordered[0]
@@ -151,12 +152,3 @@ def _register_name(window: Window, k: int) -> str:
     tag = f"p{k}" if k > 0 else f"m{-k}" if k < 0 else "0"
     row = re.sub(r"\W+", "_", window.key()[1]).strip("_")  # B_bar[j + 1, ...]: B_bar_j_1_p1
     return f"{window.array}_{row}_{tag}" if row else f"{window.array}_{tag}"
-
-
-def _fresh(base: str, taken: set[str]) -> str:
-    name, count = base, 1
-    while name in taken:
-        count += 1
-        name = f"{base}_{count}"
-    taken.add(name)
-    return name

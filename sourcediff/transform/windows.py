@@ -33,7 +33,7 @@ from collections import defaultdict
 from ..astnodes import clone, walk
 from ..codegen import Comment
 from ..normalize.rearrange import constant_int
-from .effects import names_read, names_written
+from .effects import is_pure, names_read, names_written
 from .simplify import cancel_offsets
 
 integer = constant_int  # the value of an integer constant (``-1`` included), else None
@@ -85,6 +85,8 @@ def loop_windows(loop: ast.stmt, own: set[str], ranks: dict, lower: dict) -> lis
     bound = names_written(body)
     if index in bound or names_read(ast.Tuple([start, stop], ast.Load())) & bound:
         return []
+    if not (is_pure(start) and is_pure(stop)):
+        return []  # the test before the loop evaluates the bounds again
     lowest = _lowest_index(start, stop, step)
     if lowest is None:
         return []
