@@ -320,7 +320,7 @@ class _Jit:
         if kwargs or len(args) != len(self.layout.names):
             bound = self.signature.bind(*args, **kwargs)
             bound.apply_defaults()
-            args = bound.args
+            args = tuple(bound.arguments.values())  # keyword-only parameters included
         args = self.layout.expand(tuple(args))
         if self._typed is not None:  # typed for these arguments: array statements fused
             return self._typed.call(*self._typed.typed_primal(args), args)

@@ -192,7 +192,9 @@ def _check_signature(fn: _Site) -> None:
         )
     if args.kwonlyargs or args.posonlyargs:
         raise fn.error(
-            fn.node, "keyword-only and positional-only parameters are not supported; use plain ones"
+            fn.node,
+            "a keyword-only parameter without a default after parameters with defaults is "
+            "not supported; give it a default, or make it a plain parameter",
         )
 
 

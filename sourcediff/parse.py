@@ -31,6 +31,7 @@ from .dict_params import flatten as flatten_dict_parameters
 from .errors import SourceDiffError, UnsupportedCallError, UnsupportedSyntaxError
 from .library import DEFINITIONS, definition_of, library_calls_as_helpers
 from .loop_else import lower_loop_else
+from .loop_names import rename_repeated_loop_variables
 from .naming import Namer
 from .nested import lift_nested_functions
 from .normalize.arrays import joined_lists_as_tuples, reversed_range
@@ -173,6 +174,7 @@ def parse_function(func, _active: tuple[str, ...] = (), options: dict | None = N
     builtin_sums_as_numpy(node, _numpy_name(func, "sum"))
     library_calls_as_helpers(node, _numpy_name(func))
     lower_loop_else(node, namer)
+    rename_repeated_loop_variables(node, namer)
     canonical_raises(node, filename)
     lifted = lift_nested_functions(node, filename)
     option_names = tuple(sorted(option_parameters(node)))
@@ -260,10 +262,24 @@ def _nested_helpers(lifted: dict, outer: ParsedFunction) -> dict[str, ParsedFunc
 def _function_node(module: ast.Module, name: str, filename: str, first_line: int):
     for stmt in module.body:
         if isinstance(stmt, ast.FunctionDef) and stmt.name == name:
+            _as_plain_parameters(stmt.args)
             return stmt
     raise UnsupportedSyntaxError(
         f"'{name}' is not defined by a 'def' statement; write it as a def", filename, first_line
     )
+
+
+def _as_plain_parameters(args: ast.arguments) -> None:
+    """Positional-only and keyword-only parameters as plain ones, in the signature's
+    order, where plain ones can say the same (callers bind by name: ``inspect``); the
+    fence refuses the others (a keyword-only parameter without a default after one with)."""
+    kw_defaults = args.kw_defaults
+    defaulted = [d is not None for d in kw_defaults]
+    if defaulted != sorted(defaulted) or (args.defaults and not all(defaulted)):
+        return  # a parameter without a default would follow one with a default
+    args.args = args.posonlyargs + args.args + args.kwonlyargs
+    args.defaults = args.defaults + [d for d in kw_defaults if d is not None]
+    args.posonlyargs, args.kwonlyargs, args.kw_defaults = [], [], []
 
 
 def _signature(func) -> SimpleNamespace:

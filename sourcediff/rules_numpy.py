@@ -120,6 +120,10 @@ def numpy_rows() -> list[Rule]:
     rows.append(row("np.flatnonzero", "x", None))
     for name in ("argmax", "argmin"):
         rows.append(Rule(f"np.{name}", ("x", "axis"), (None, None), min_args=1))
+    # Truth values, counts and insertion points: integer or boolean results.
+    for name in ("any", "all", "count_nonzero"):
+        rows.append(row(f"np.{name}", "x", None))
+    rows.append(Rule("np.searchsorted", ("a", "v", "side"), (None, None, None), min_args=2))
     return rows
 
 
@@ -151,8 +155,9 @@ def _constructor_rows() -> list[Rule]:
         "ones_like",
         "empty_like",
     ]
-    fresh += ["eye", "identity"]
+    fresh.append("identity")
     rows = [Rule(f"np.{name}", ("a", "dtype"), (None, None), min_args=1) for name in fresh]
+    rows.append(Rule("np.eye", ("N", "M", "k", "dtype"), (None,) * 4, min_args=1))
     rows.append(Rule("literal_buffer", ("count", "first"), (None, None)))  # normalize/arrays.py
     # np.arange(start, stop, step) (flatten always passes all three): start + k * step.
     rows.append(

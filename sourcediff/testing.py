@@ -75,7 +75,7 @@ def _with_defaults(func, args: tuple) -> tuple:
     except (TypeError, ValueError):
         return tuple(args)  # sd.grad reports a call that does not fit, in its own words
     bound.apply_defaults()
-    return tuple(bound.args)
+    return tuple(bound.arguments.values())  # keyword-only parameters included
 
 
 def _compared(func, args: tuple, nums: tuple, computed):

@@ -228,8 +228,8 @@ def uses_star_kwargs(x, **options):  # <- refused
     return x * x
 
 
-def uses_keyword_only(x, *, scale=2.0):  # <- refused
-    return scale * x * x
+def uses_keyword_only(x, c=1.0, *, scale):  # <- refused: no plain-parameter equivalent
+    return scale * x * x * c
 
 
 # ---------------------------------------------------------------------------

@@ -5,6 +5,7 @@ helpers, methods, and the names generated code spells differently (``np.linalg.n
 from __future__ import annotations
 
 import ast
+import copy
 
 from .. import rules
 from ..errors import UnsupportedCallError
@@ -101,14 +102,20 @@ class CallFlattening:
 
     def spelled_otherwise(self, path: str, call_args, call_keywords, expr: ast.Call):
         """``np.clip`` with a bound of None (``np.maximum``/``np.minimum``), ``np.diff(x,
-        n)`` (``np.diff`` n times), ``max``/``min`` of more than two numbers,
+        n)`` (``np.diff`` n times), ``max``/``min`` of more than two numbers or of one
+        array (``np.max``), ``math.hypot`` of more than two numbers,
         ``math.log(x, base)`` and ``np.where(c)`` (``np.nonzero``), in rows the table has;
         None for any other call."""
-        if path in ("max", "min") and len(call_args) > 2 and not call_keywords:
-            # max(a, b, c) is max(max(a, b), c): the same first maximum on a tie
-            inner = ast.copy_location(
-                ast.Call(ast.Name(path, ast.Load()), call_args[:-1], []), expr
-            )
+        if path in ("max", "min") and len(call_args) == 1 and not call_keywords:
+            (values,) = call_args
+            if isinstance(values, (ast.Tuple, ast.List)) and len(values.elts) > 1:
+                return self.library_call(path, values.elts, [], expr)  # max((a, b))
+            if not isinstance(values, (ast.Tuple, ast.List, ast.Starred)):
+                return self.library_call(f"np.{path}", call_args, [], expr)  # over an array
+        if path in ("max", "min", "math.hypot") and len(call_args) > 2 and not call_keywords:
+            # max(a, b, c) is max(max(a, b), c): the same first maximum on a tie;
+            # hypot(a, b, c) is hypot(hypot(a, b), c), as exact as Python's
+            inner = ast.copy_location(ast.Call(copy.deepcopy(expr.func), call_args[:-1], []), expr)
             return self.library_call(path, [inner, call_args[-1]], [], expr)
         if path == "np.clip" and len(call_args) == 3 and not call_keywords:
             x, low, high = call_args
@@ -221,6 +228,8 @@ METHODS = {
     "std": "np.std",
     "argmax": "np.argmax",
     "argmin": "np.argmin",
+    "any": "np.any",
+    "all": "np.all",
     "round": "np.round",
     "flatten": "flattened_copy",
     "reshape": "np.reshape",

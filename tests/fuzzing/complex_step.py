@@ -275,7 +275,7 @@ int32 int64 intp
 _NUMPY_ON_REAL = """
 sign floor ceil trunc rint fix round around heaviside isfinite isnan isinf isclose allclose
 nonzero flatnonzero count_nonzero argwhere greater less greater_equal less_equal equal
-not_equal argmax argmin argsort array_equal
+not_equal argmax argmin argsort array_equal searchsorted
 """.split()
 
 

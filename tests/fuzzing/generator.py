@@ -254,6 +254,7 @@ class _Writer:
         # Results whose adjoint reads them (tanh, exp), written in place and then their
         # name rebound, once or in a loop.
         self.rebound_rng = random.Random(f"rebound results {rng.getstate()[1][:4]}")
+        self.spelling_rng = random.Random(f"builtin spellings {rng.getstate()[1][:4]}")
 
     def fresh(self, stem: str) -> str:
         self.counter += 1
@@ -327,6 +328,8 @@ class _Writer:
                 self.vector_masks(depth)
             if self.gaps and self.rebound_rng.random() < 0.015:
                 self.rebound_results(depth)
+            if self.gaps and self.spelling_rng.random() < 0.02:
+                self.builtin_spellings(depth)
             if self.extras and self.extra_rng.random() < 0.12:
                 extra_construct(self, depth)
 
@@ -1131,6 +1134,42 @@ class _Writer:
             self.emit(body, f"{w} = {then.format(w, w, w)}")
             self.emit(depth, f"{self.sum_target()} np.sum({w} * {vec})")
             self.tags.add(f"rebound_{['element', 'slice', 'all'][form]}")
+        finally:
+            self.rng = main
+
+    def builtin_spellings(self, depth: int) -> None:
+        """The builtin ``max``/``min`` of an array and of a tuple, ``math.hypot`` of three
+        numbers, ``np.any``/``.all()`` deciding a branch, ``np.count_nonzero`` and
+        ``np.searchsorted`` scaling a value, ``np.eye`` with an offset, or nested
+        ``for _ in`` loops."""
+        main, self.rng = self.rng, self.spelling_rng
+        try:
+            self.gap_count += 1
+            vec, acc = self.rng.choice(self.vectors), self.gap_name("b")
+            form = self.rng.choice(["extremes", "truth", "counts", "eye", "repeats"])
+            value = self.scalar(1)
+            if form == "extremes":
+                other = f"max({vec} * {value}) + min(({vec}[0], {value}, {vec}[2] * 0.5))"
+                self.emit(depth, f"{acc} = {other} + math.hypot({vec}[1], {value}, 0.5)")
+            elif form == "truth":
+                self.emit(depth, f"{acc} = {value}")
+                test = self.rng.choice([f"np.any({vec} > 0.3)", f"({vec} < 0.8).all()"])
+                self.emit(depth, f"if {test}:")
+                self.emit(depth + 1, f"{acc} = {acc} * np.sum(np.sin({vec}))")
+            elif form == "counts":
+                count = f"np.count_nonzero({vec} > 0.0)"
+                slot = f"np.searchsorted(np.array([-0.5, 0.0, 0.5]), {vec}[1])"
+                self.emit(depth, f"{acc} = {value} * {count} + {vec}[0] * {slot}")
+            elif form == "eye":
+                shifted = f"np.eye({vec}.shape[0], k={self.rng.choice([1, -1])})"
+                self.emit(depth, f"{acc} = np.sum(({shifted} @ {vec}) * {vec}) * {value}")
+            else:
+                self.emit(depth, f"{acc} = {value}")
+                self.emit(depth, "for _ in range(2):")
+                self.emit(depth + 1, "for _ in range(2):")
+                self.emit(depth + 2, f"{acc} = math.tanh({acc}) + 0.1 * {vec}[1]")
+            self.emit(depth, f"{self.sum_target()} {acc}")
+            self.tags.add(f"builtin_{form}")
         finally:
             self.rng = main
 
