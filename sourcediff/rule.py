@@ -56,6 +56,12 @@ class Rule:
         return any(p is not None for p in self.partials)
 
 
+# Rows whose partial is infinite at a finite input (sqrt at 0): a zero cotangent gives a
+# zero contribution there, not 0 * inf = NaN, as when a masked pairwise distance's
+# self-distance (``np.sqrt`` of 0) is never used (Enzyme's "strong zero").
+UNBOUNDED_PARTIALS = frozenset({"math.sqrt", "np.sqrt"})
+
+
 def row(name: str, params: str, *partials: str | None) -> Rule:
     return Rule(name, tuple(params.split()), partials)
 

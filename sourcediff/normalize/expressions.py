@@ -81,7 +81,7 @@ class ExpressionFlattening:
             value = getattr(MODULE_CONSTANTS[module], expr.attr, None)
             if isinstance(value, float):
                 return ast.Constant(value)
-            if isinstance(value, type) and issubclass(value, np.number):
+            if isinstance(value, type) and issubclass(value, (np.number, np.bool_)):
                 return path_ast(f"np.{value.__name__}")  # a dtype: np.float64, np.int32
         raise self.fn.error(expr, f"attribute '{ast.unparse(expr)}' is not supported")
 
