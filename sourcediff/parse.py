@@ -48,6 +48,7 @@ from .sources import (
     read_source,
     unwrap,
 )
+from .spellings import plain_spellings
 
 SUPPORTED_MODULES = {math: "math", np: "np", np.linalg: "np.linalg"}
 SUPPORTED_BUILTINS = {"range", "len", "abs", "min", "max", "float", "int", "bool", "round"}
@@ -167,6 +168,7 @@ def parse_function(func, _active: tuple[str, ...] = (), options: dict | None = N
     if layout:  # dicts of parameters: one parameter per key (sourcediff.dict_params)
         node = flatten_dict_parameters(node, layout, helper_keys)
     joined_lists_as_tuples(node)
+    plain_spellings(node)
     merge_chained_element_writes(node)
     namer = Namer.for_tree(node, set())
     expand_appends(node, namer, _numpy_name(func, appends.GROW), filename)

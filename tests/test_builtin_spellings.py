@@ -2,8 +2,8 @@
 ``min`` of one array or one tuple, ``math.hypot`` of three numbers, truth values and
 counts (``np.any``, ``.all()``, ``np.count_nonzero``, ``np.searchsorted``) deciding
 branches and scaling results, ``np.eye`` with ``M`` and ``k``, nested ``for _ in``
-loops, and keyword-only and positional-only parameters (bound by name from Python and
-from a calling function).
+loops, keyword-only and positional-only parameters (bound by name from Python and
+from a calling function), ``for v in reversed(x)`` and ``float("inf")``.
 
 Each gradient is checked against Richardson-extrapolated central differences at two
 points, under store and recompute, compiled and as plain Python.
@@ -60,6 +60,16 @@ def positional_only(x, c, /, scale=1.5):
     return keyword_only(x, c, power=3.0) + scale * np.sum(x * c)
 
 
+def reversed_and_infinite(x, c):
+    acc, best, worst = 0.0, float("inf"), float("-inf")
+    for v in reversed(x):  # an array backwards: x[::-1]
+        acc = acc * c + v
+        if v * c < best:
+            best = v * c
+        worst = max(worst, v * v)
+    return acc + best + worst
+
+
 def _points(n, seed):
     return np.random.default_rng(seed).uniform(-0.9, 0.9, n)
 
@@ -71,6 +81,7 @@ CASES = {
     "repeated_sweeps": (repeated_sweeps, lambda k: (_points(3, k), 0.8 + 0.3 * k)),
     "keyword_only": (keyword_only, lambda k: (_points(3, k), 1.2 - k)),
     "positional_only": (positional_only, lambda k: (_points(3, k), 0.4 + k)),
+    "reversed_and_infinite": (reversed_and_infinite, lambda k: (_points(4, k), 0.7 + k)),
 }
 
 

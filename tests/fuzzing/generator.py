@@ -1140,13 +1140,14 @@ class _Writer:
     def builtin_spellings(self, depth: int) -> None:
         """The builtin ``max``/``min`` of an array and of a tuple, ``math.hypot`` of three
         numbers, ``np.any``/``.all()`` deciding a branch, ``np.count_nonzero`` and
-        ``np.searchsorted`` scaling a value, ``np.eye`` with an offset, or nested
-        ``for _ in`` loops."""
+        ``np.searchsorted`` scaling a value, ``np.eye`` with an offset, nested ``for _ in``
+        loops, or a minimum from ``float('inf')`` over ``reversed(v)``."""
         main, self.rng = self.rng, self.spelling_rng
         try:
             self.gap_count += 1
             vec, acc = self.rng.choice(self.vectors), self.gap_name("b")
-            form = self.rng.choice(["extremes", "truth", "counts", "eye", "repeats"])
+            forms = ["extremes", "truth", "counts", "eye", "repeats", "reversed"]
+            form = self.rng.choice(forms)
             value = self.scalar(1)
             if form == "extremes":
                 other = f"max({vec} * {value}) + min(({vec}[0], {value}, {vec}[2] * 0.5))"
@@ -1163,6 +1164,11 @@ class _Writer:
             elif form == "eye":
                 shifted = f"np.eye({vec}.shape[0], k={self.rng.choice([1, -1])})"
                 self.emit(depth, f"{acc} = np.sum(({shifted} @ {vec}) * {vec}) * {value}")
+            elif form == "reversed":
+                v = self.gap_name("v")
+                self.emit(depth, f"{acc} = float('inf')")
+                self.emit(depth, f"for {v} in reversed({vec}):")
+                self.emit(depth + 1, f"{acc} = min({acc}, {v} * {value})")
             else:
                 self.emit(depth, f"{acc} = {value}")
                 self.emit(depth, "for _ in range(2):")
