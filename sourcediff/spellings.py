@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import ast
 
+from .ir import is_call
+
 SPECIAL_FLOATS = ("inf", "-inf", "+inf", "infinity", "-infinity", "+infinity", "nan")
 
 
@@ -31,7 +33,7 @@ class _Spellings(ast.NodeTransformer):
     def visit_Call(self, node: ast.Call) -> ast.expr:
         self.generic_visit(node)
         (text,) = node.args if len(node.args) == 1 and not node.keywords else (None,)
-        if _is_builtin(node, "float") and isinstance(text, ast.Constant):
+        if is_call(node, "float") and isinstance(text, ast.Constant):
             if isinstance(text.value, str) and text.value.strip().lower() in SPECIAL_FLOATS:
                 return ast.copy_location(ast.Constant(float(text.value)), node)
         return node
@@ -39,16 +41,12 @@ class _Spellings(ast.NodeTransformer):
     def visit_For(self, node: ast.For) -> ast.For:
         self.generic_visit(node)
         it = node.iter
-        if _is_builtin(it, "reversed") and len(it.args) == 1 and not it.keywords:
+        if is_call(it, "reversed") and len(it.args) == 1 and not it.keywords:
             (over,) = it.args
-            if not _is_builtin(over, "range"):  # reversed(range(...)): normalize.arrays
+            if not is_call(over, "range"):  # reversed(range(...)): normalize.arrays
                 backwards = ast.Slice(None, None, ast.Constant(-1))
                 node.iter = ast.copy_location(ast.Subscript(over, backwards, ast.Load()), it)
         return node
-
-
-def _is_builtin(node: ast.AST, name: str) -> bool:
-    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == name
 
 
 def plain_spellings(node: ast.FunctionDef) -> None:
