@@ -35,7 +35,6 @@ from . import fancy, ir, joins, rules
 from .analysis.known_calls import substitute_known
 from .astnodes import clone, walk
 from .errors import ModeRefusedError, SourceDiffError
-from .rule import UNBOUNDED_PARTIALS
 from .transform.tape import is_region, readable, selects_region
 
 SHAPE_ATTRIBUTES = {"shape", "size", "ndim", "dtype"}
@@ -254,21 +253,12 @@ def _rule_terms(stmt: ast.Assign, out_bar: ast.expr, types) -> list[Term]:
         else:
             partial_expr = substitute_known(rules.instantiate(partial, holes), known)
             expr = ast.BinOp(partial_expr, ast.Mult(), out_bar)
-            if rule.name in UNBOUNDED_PARTIALS:
-                expr = _zero_where_no_cotangent(expr, out_bar, array_result)
+            if rules.strong_zero_applies(rule, holes, array_result):
+                expr = rules.zero_where_no_change(expr, out_bar, array_result)
         if elementwise and not types.same_shape(arg.id, target):
             expr = reduce_broadcast(expr, arg.id, types)  # undo broadcasting
         terms.append(Term(arg.id, expr))
     return terms
-
-
-def _zero_where_no_cotangent(expr: ast.expr, out_bar: ast.expr, array_result: bool) -> ast.expr:
-    """``expr`` where the cotangent ``out_bar`` is nonzero, else exactly 0.0."""
-    nonzero = ast.Compare(clone(out_bar), [ast.NotEq()], [ast.Constant(0.0)])
-    if array_result:
-        where = ast.Attribute(_name("np"), "where", ast.Load())
-        return ast.Call(where, [nonzero, expr, ast.Constant(0.0)], [])
-    return ast.IfExp(nonzero, expr, ast.Constant(0.0))
 
 
 def reduce_broadcast(expr: ast.expr, operand: str, types) -> ast.expr:

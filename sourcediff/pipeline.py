@@ -50,6 +50,7 @@ from .normalize.extremes import read_extremes_at_index
 from .normalize.indices import complete_indices
 from .normalize.inplace import resolve_inplace_updates
 from .normalize.masks import lower_masks
+from .normalize.paired_indices import lower_paired_indices
 from .normalize.rows import hoist_invariant_rows
 from .normalize.scalarize import scalarize
 from .normalize.small_arrays import split_small_arrays
@@ -299,7 +300,9 @@ def typed(nf: NormalizedFunction, parsed: ParsedFunction, request: Request) -> T
     """Stage 3: types of every variable, then the rewrites and refusals that need them."""
     with stage("types", parsed.name):
         types = infer_types(nf, request.arg_types)
-        if lower_masks(nf.node, types, nf.namer, nf.filename):  # reads of them change rank
+        lowered = lower_masks(nf.node, types, nf.namer, nf.filename)  # reads change rank
+        lowered |= lower_paired_indices(nf.node, types, nf.namer)
+        if lowered:
             types = infer_types(nf, request.arg_types)
         check_shape_indices(nf, types)
     array_abs_as_numpy(nf.node, types)

@@ -41,6 +41,10 @@ class Rule:
     # A custom_jvp row: each adjoint is the tangent along one (float) argument times
     # ``g``, summed over the elements of an array result.
     summed_over_result: bool = False
+    # "always" or "arrays": some partial is infinite (or NaN) at a finite input, as sqrt's
+    # at 0, so a zero cotangent or tangent must contribute exactly 0, not 0 * inf = NaN
+    # (Enzyme's "strong zero"); see ``strong_zero_applies`` in sourcediff.rules.
+    strong_zero: str = ""
 
     def partials_for(self, array_result: bool) -> tuple[str | None, ...]:
         """The partials to use: array-safe ones (no ``if``) when the result is an array."""
@@ -56,10 +60,23 @@ class Rule:
         return any(p is not None for p in self.partials)
 
 
-# Rows whose partial is infinite at a finite input (sqrt at 0): a zero cotangent gives a
-# zero contribution there, not 0 * inf = NaN, as when a masked pairwise distance's
-# self-distance (``np.sqrt`` of 0) is never used (Enzyme's "strong zero").
-UNBOUNDED_PARTIALS = frozenset({"math.sqrt", "np.sqrt"})
+# Rows whose partial is unbounded at a finite input, and on which results: a masked pairwise
+# distance's self-distance ``np.sqrt(0.0)`` that nothing reads, ``np.where(x > 0, np.log(x),
+# 0.0)``, ``np.where(d != 0, 1.0 / d, 0.0)``. Scalar division and powers are left out: their
+# scalar form raises or is guarded by a branch in code as people write it, and a select on
+# every scalar quotient would cost readability for nothing.
+def numpy_spelling(math_name: str) -> str:
+    """NumPy's name for a ``math`` function: ``np.arcsin`` for ``asin``, ``np.log`` for ``log``."""
+    inverse = math_name.startswith("a") and math_name != "abs"
+    return f"np.arc{math_name[1:]}" if inverse else f"np.{math_name}"
+
+
+_UNBOUNDED_UNARY = ("sqrt", "log", "log1p", "log2", "log10", "asin", "acos", "atanh", "acosh")
+STRONG_ZERO = {f"math.{name}": "always" for name in _UNBOUNDED_UNARY}
+STRONG_ZERO |= {numpy_spelling(name): "always" for name in _UNBOUNDED_UNARY}
+STRONG_ZERO |= {"np.cbrt": "always"}
+STRONG_ZERO |= {name: "arrays" for name in ("/", "np.divide", "np.true_divide", "np.reciprocal")}
+STRONG_ZERO |= {name: "arrays" for name in ("**", "np.power")}
 
 
 def row(name: str, params: str, *partials: str | None) -> Rule:

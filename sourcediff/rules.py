@@ -20,6 +20,7 @@ from __future__ import annotations
 import ast
 import contextlib
 import contextvars
+import dataclasses
 import functools
 
 from . import rule as shared
@@ -71,8 +72,37 @@ def _join_rows() -> list[Rule]:
 
 
 TABLE: dict[str, Rule] = {
-    rule.name: rule for rule in ROWS + numpy_rows() + array_rows() + _join_rows()
+    rule.name: dataclasses.replace(rule, strong_zero=shared.STRONG_ZERO.get(rule.name, ""))
+    for rule in ROWS + numpy_rows() + array_rows() + _join_rows()
 }
+
+
+def strong_zero_applies(rule: Rule, holes: dict[str, ast.expr], array_result: bool) -> bool:
+    """Whether ``rule``'s contributions need a zero-cotangent select on this call.
+
+    A power with a constant exponent that is 0 or at least 1 has a bounded partial.
+    """
+    if not rule.strong_zero or (rule.strong_zero == "arrays" and not array_result):
+        return False
+    exponent = holes.get("y") if rule.name in ("**", "np.power") else None
+    if isinstance(exponent, ast.Constant) and isinstance(exponent.value, (int, float)):
+        return 0 < exponent.value < 1 or exponent.value < 0
+    return True
+
+
+def zero_where_no_change(expr: ast.expr, change: ast.expr, array_result: bool) -> ast.expr:
+    """``expr`` where the cotangent or tangent ``change`` is nonzero, else exactly 0.0.
+
+    >>> print(ast.unparse(zero_where_no_change(ast.parse("0.5 / r * r_bar", mode="eval").body,
+    ...                                        ast.Name("r_bar"), False)))
+    0.5 / r * r_bar if r_bar != 0.0 else 0.0
+    """
+    nonzero = ast.Compare(clone(change), [ast.NotEq()], [ast.Constant(0.0)])
+    if array_result:
+        where = ast.Attribute(ast.Name("np", ast.Load()), "where", ast.Load())
+        return ast.Call(where, [nonzero, expr, ast.Constant(0.0)], [])
+    return ast.IfExp(nonzero, expr, ast.Constant(0.0))
+
 
 # Names a template may use besides its row's parameters and ``out``: ``g`` (the result's
 # adjoint) in ``adjoints``, ``tangent`` in ``tangents``, modules, and the runtime helpers.

@@ -13,6 +13,7 @@ from .rule import (
     UNARY_MATH,
     WHERE_SIGN,
     Rule,
+    numpy_spelling,
     row,
 )
 from .rules_linalg import product_rows
@@ -26,9 +27,8 @@ def _numpy_template(partial: str | None) -> str | None:
 def numpy_rows() -> list[Rule]:
     """NumPy functions, on scalars and (elementwise) on arrays."""
     rows = []
-    names = {name: name for name in UNARY_MATH if name not in ("erf", "erfc", "fabs")}
-    for math_name in ("asin", "acos", "atan", "asinh", "acosh", "atanh"):
-        names[f"arc{math_name[1:]}"] = names.pop(math_name)  # np.arcsin is math.asin
+    plain = [name for name in UNARY_MATH if name not in ("erf", "erfc", "fabs")]
+    names = {numpy_spelling(name)[3:]: name for name in plain}  # np.arcsin is math.asin
     for np_name, math_name in names.items():
         rows.append(row(f"np.{np_name}", "x", _numpy_template(UNARY_MATH[math_name])))
     for np_name in ("abs", "absolute", "fabs"):

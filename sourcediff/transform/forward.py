@@ -183,7 +183,10 @@ class ForwardBuilder:
                 terms.append(rules.instantiate(template, holes | {"tangent": arg_dot}))
             else:
                 partial_expr = substitute_known(rules.instantiate(partial, holes), known)
-                terms.append(ast.BinOp(partial_expr, ast.Mult(), arg_dot))
+                term = ast.BinOp(partial_expr, ast.Mult(), arg_dot)
+                if rules.strong_zero_applies(rule, holes, array_result):
+                    term = rules.zero_where_no_change(term, arg_dot, array_result)
+                terms.append(term)
         if not terms:
             return None
         terms = _merge_repeated(terms)

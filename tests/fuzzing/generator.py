@@ -1141,12 +1141,14 @@ class _Writer:
         """The builtin ``max``/``min`` of an array and of a tuple, ``math.hypot`` of three
         numbers, ``np.any``/``.all()`` deciding a branch, ``np.count_nonzero`` and
         ``np.searchsorted`` scaling a value, ``np.eye`` with an offset, nested ``for _ in``
-        loops, or a minimum from ``float('inf')`` over ``reversed(v)``."""
+        loops, a minimum from ``float('inf')`` over ``reversed(v)``, or a root, logarithm or
+        fractional power masked where its argument is exactly 0 (strong zero), or a matrix
+        read through two integer arrays at once (``m[r, r[::-1]]``)."""
         main, self.rng = self.rng, self.spelling_rng
         try:
             self.gap_count += 1
             vec, acc = self.rng.choice(self.vectors), self.gap_name("b")
-            forms = ["extremes", "truth", "counts", "eye", "repeats", "reversed"]
+            forms = ["extremes", "truth", "counts", "eye", "repeats", "reversed", "masked", "pairs"]
             form = self.rng.choice(forms)
             value = self.scalar(1)
             if form == "extremes":
@@ -1169,6 +1171,17 @@ class _Writer:
                 self.emit(depth, f"{acc} = float('inf')")
                 self.emit(depth, f"for {v} in reversed({vec}):")
                 self.emit(depth + 1, f"{acc} = min({acc}, {v} * {value})")
+            elif form == "masked":
+                d = self.gap_name("d")
+                unbounded = self.rng.choice([f"np.sqrt({d})", f"np.log({d})", f"{d} ** 0.75"])
+                self.emit(depth, f"{d} = ({vec} - {vec}[0]) ** 2  # {d}[0] is exactly 0")
+                self.emit(depth, f"{acc} = np.sum(np.where({d} > 0, {unbounded}, 0.0)) * {value}")
+            elif form == "pairs":
+                m, r = self.gap_name("m"), self.gap_name("r")
+                cols = self.rng.choice([f"{r}[::-1]", f"-1 - {r} % 2"])  # repeats, negatives
+                self.emit(depth, f"{m} = np.outer({vec}, np.cos({vec}))")
+                self.emit(depth, f"{r} = np.arange({vec}.shape[0])")
+                self.emit(depth, f"{acc} = np.sum({m}[{r}, {cols}] * {value})")
             else:
                 self.emit(depth, f"{acc} = {value}")
                 self.emit(depth, "for _ in range(2):")
