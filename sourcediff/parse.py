@@ -29,7 +29,14 @@ from .custom import CustomJVP, CustomVJP
 from .dict_params import Layout, dict_parameters
 from .dict_params import flatten as flatten_dict_parameters
 from .errors import SourceDiffError, UnsupportedCallError, UnsupportedSyntaxError
+from .helper_names import name_helpers_apart
 from .library import DEFINITIONS, definition_of, library_calls_as_helpers
+from .library_scipy import (
+    SCIPY_DEFINITIONS,
+    SCIPY_SPECIAL,
+    scipy_calls_as_helpers,
+    scipy_definition,
+)
 from .loop_else import lower_loop_else
 from .loop_names import rename_repeated_loop_variables
 from .naming import Namer
@@ -175,6 +182,7 @@ def parse_function(func, _active: tuple[str, ...] = (), options: dict | None = N
     expand_comprehensions(node, namer, _numpy_name(func), filename)
     builtin_sums_as_numpy(node, _numpy_name(func, "sum"))
     library_calls_as_helpers(node, _numpy_name(func))
+    scipy_calls_as_helpers(node, func.__globals__)
     lower_loop_else(node, namer)
     rename_repeated_loop_variables(node, namer)
     canonical_raises(node, filename)
@@ -196,6 +204,8 @@ def parse_function(func, _active: tuple[str, ...] = (), options: dict | None = N
         inner.names = _resolve_free_names(func, inner, _active + (key,), nested)
     parsed.names = _resolve_free_names(func, parsed, _active + (key,), nested)
     pass_helper_options(parsed)
+    if not _active:  # the whole call tree is parsed
+        name_helpers_apart(parsed)
     return parsed
 
 
@@ -304,7 +314,7 @@ def _local_names(node: ast.FunctionDef) -> set[str]:
 def _resolve_free_names(func, parsed: ParsedFunction, active: tuple[str, ...], nested: dict):
     """What each free name of ``parsed`` stands for, in ``func``'s globals and closure;
     ``nested`` holds the lifted nested functions of ``func``."""
-    scope = dict(DEFINITIONS)  # NumPy functions written in the subset (library.py)
+    scope = DEFINITIONS | SCIPY_DEFINITIONS  # NumPy and SciPy written in the subset
     scope.update(func.__globals__)
     closure = inspect.getclosurevars(func).nonlocals
     scope.update(closure)
@@ -371,9 +381,12 @@ def _resolve(node: ast.Name, scope: dict, parsed: ParsedFunction, active) -> Res
     if isinstance(value, types.ModuleType):
         if value in SUPPORTED_MODULES:
             return Resolved("module", SUPPORTED_MODULES[value])
+        written = ""
+        if value.__name__.startswith("scipy"):
+            written = f" (of scipy.special, sourcediff writes {', '.join(sorted(SCIPY_SPECIAL))})"
         raise parsed.error(
             node,
-            f"module '{value.__name__}' is not supported; use math or numpy",
+            f"module '{value.__name__}' is not supported; use math or numpy{written}",
             UnsupportedCallError,
         )
     if isinstance(value, CONSTANT_TYPES) or _is_constant_array(value):
@@ -385,6 +398,8 @@ def _resolve(node: ast.Name, scope: dict, parsed: ParsedFunction, active) -> Res
     library_path = _library_path(value)
     if library_path and definition_of(library_path) is not None:  # from numpy import trapz
         return _resolve_helper(node, definition_of(library_path), parsed, active)
+    if scipy_definition(value) is not None:  # from scipy.special import expit
+        return _resolve_helper(node, scipy_definition(value), parsed, active)
     if library_path:
         return Resolved("function", library_path)
     return _resolve_helper(node, value, parsed, active)

@@ -67,6 +67,7 @@ from .special_arrays import (  # noqa: F401 - for generated code
     flattened_copy,
     grow_list,
     literal_buffer,
+    log_gamma,
     prod_along,
     prod_along_adjoint,
     safe_sqrt,

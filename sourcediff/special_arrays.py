@@ -14,6 +14,8 @@ array([3., 8.])
 
 from __future__ import annotations
 
+import math
+
 import numba
 import numpy as np
 from numba import types
@@ -33,6 +35,28 @@ def safe_sqrt(x):
 @overload(safe_sqrt)
 def _safe_sqrt(x):
     return lambda x: np.sqrt(x)
+
+
+def log_gamma(x):
+    """``math.lgamma`` of a number or, elementwise, of an array (``scipy.special.gammaln``)."""
+    if isinstance(x, np.ndarray):
+        return np.vectorize(math.lgamma, otypes=[np.float64])(x)
+    return math.lgamma(x)
+
+
+@overload(log_gamma)
+def _log_gamma(x):
+    if isinstance(x, types.Array):
+
+        def elementwise(x):
+            out = np.empty(x.shape)
+            flat, values = out.reshape(-1), x.reshape(-1)
+            for k in range(flat.shape[0]):
+                flat[k] = math.lgamma(values[k])
+            return out
+
+        return elementwise
+    return lambda x: math.lgamma(x)
 
 
 def flattened_copy(x):
@@ -246,4 +270,4 @@ HELPERS = (
     "prod_along",
     "prod_along_adjoint",
 )
-HELPERS += ("cumprod_adjoint", "cumprod_tangent")
+HELPERS += ("cumprod_adjoint", "cumprod_tangent", "log_gamma")
