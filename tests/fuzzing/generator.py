@@ -167,6 +167,15 @@ GAP_HELPERS = {
         out[k] = c * math.sin(v[k]) + 0.5 * v[k] * v[k]
     return out""",
     "TUP": "TUP = (0.5, -0.25, 2, 0.125)  # a module-level tuple of numbers",
+    "scaled": """def scaled_by(k):
+    def scaled(v, p=2):
+        return k * v**p
+
+    return scaled
+
+
+THREE, HALF = scaled_by(3.0), scaled_by(0.5)  # two closures of one def
+SAME_AS_THREE = THREE  # an alias, called with other options""",
     "recenter": """def recenter(v, c):
     v -= c * np.mean(v)
     v *= 0.9""",
@@ -1143,12 +1152,13 @@ class _Writer:
         ``np.searchsorted`` scaling a value, ``np.eye`` with an offset, nested ``for _ in``
         loops, a minimum from ``float('inf')`` over ``reversed(v)``, or a root, logarithm or
         fractional power masked where its argument is exactly 0 (strong zero), or a matrix
-        read through two integer arrays at once (``m[r, r[::-1]]``)."""
+        read through two integer arrays at once (``m[r, r[::-1]]``), or two closures of one
+        ``def`` and an alias of one called with other options."""
         main, self.rng = self.rng, self.spelling_rng
         try:
             self.gap_count += 1
             vec, acc = self.rng.choice(self.vectors), self.gap_name("b")
-            forms = ["extremes", "truth", "counts", "eye", "repeats", "reversed", "masked", "pairs"]
+            forms = ["extremes", "truth", "counts", "eye", "repeats", "reversed", "masked", "pairs", "closures"]
             form = self.rng.choice(forms)
             value = self.scalar(1)
             if form == "extremes":
@@ -1176,6 +1186,10 @@ class _Writer:
                 unbounded = self.rng.choice([f"np.sqrt({d})", f"np.log({d})", f"{d} ** 0.75"])
                 self.emit(depth, f"{d} = ({vec} - {vec}[0]) ** 2  # {d}[0] is exactly 0")
                 self.emit(depth, f"{acc} = np.sum(np.where({d} > 0, {unbounded}, 0.0)) * {value}")
+            elif form == "closures":
+                self.gap_helpers.add("scaled")
+                both = f"np.sum(THREE({vec}) + HALF({vec}, 3))"
+                self.emit(depth, f"{acc} = {both} * {value} + np.sum(SAME_AS_THREE({vec}, 1))")
             elif form == "pairs":
                 m, r = self.gap_name("m"), self.gap_name("r")
                 cols = self.rng.choice([f"{r}[::-1]", f"-1 - {r} % 2"])  # repeats, negatives
