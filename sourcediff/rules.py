@@ -55,7 +55,7 @@ ROWS = [
     # The math module.
     *[row(f"math.{name}", "x", d) for name, d in UNARY_MATH.items()],
     row("math.lgamma", "x", "digamma(x)"),
-    row("log_gamma", "x", "digamma(x)"),  # math.lgamma of an array too (special_arrays.py)
+    row("log_gamma", "x", "digamma_of_each(x)"),  # math.lgamma of an array too (special_arrays.py)
     row("math.gamma", "x", "out * digamma(x)"),
     row("math.atan2", "y x", "x / (x * x + y * y)", "-y / (x * x + y * y)"),
     row("math.hypot", "x y", "x / out if out > 0 else 0.0", "y / out if out > 0 else 0.0"),
@@ -113,7 +113,7 @@ TEMPLATE_FUNCTIONS |= {"digamma", "prod_adjoint", "linalg_solve", "linalg_inv", 
 TEMPLATE_FUNCTIONS |= {"det_cofactors"}
 TEMPLATE_FUNCTIONS |= {"linalg_cholesky", "cholesky_adjoint", "cholesky_tangent", "diag_adjoint"}
 TEMPLATE_FUNCTIONS |= {"extreme_mask_along", "diff_adjoint", "diag_offset", "diag_offset_adjoint"}
-TEMPLATE_FUNCTIONS |= {"literal_buffer"}
+TEMPLATE_FUNCTIONS |= {"literal_buffer", "digamma_of_each"}
 TEMPLATE_FUNCTIONS |= {"linalg_slogdet_sign", "linalg_slogdet_logabs"}
 TEMPLATE_FUNCTIONS |= {"covariance", "covariance_adjoint", "covariance_tangent"}
 TEMPLATE_FUNCTIONS |= {"sort_adjoint", "sort_tangent"}
@@ -265,4 +265,37 @@ def instantiate(template: str, holes: dict[str, ast.expr]) -> ast.expr:
         def visit_Name(self, node: ast.Name) -> ast.expr:
             return clone(holes[node.id]) if node.id in holes else node
 
-    return Fill().visit(clone(_template(template)))
+    return _decide_none_tests(Fill().visit(clone(_template(template))))
+
+
+def _decide_none_tests(expr: ast.expr) -> ast.expr:
+    """``expr`` with each ``v is None`` a template asks of a hole decided where the hole's
+    value says: a variable of generated code is never None (options bound to None are
+    constants by then), so ``g if axis is None else expand_axis(g, axis)`` with a
+    variable ``axis`` is the ``else`` branch alone, which Numba can type.
+
+    >>> holes = {"g": ast.Name("g_bar"), "axis": ast.Name("k")}
+    >>> print(ast.unparse(instantiate("g if axis is None else expand_axis(g, axis)", holes)))
+    expand_axis(g_bar, k)
+    """
+
+    class Decide(ast.NodeTransformer):
+        def visit_Compare(self, node: ast.Compare) -> ast.expr:
+            self.generic_visit(node)
+            left, ops, right = node.left, node.ops, node.comparators
+            if not (len(ops) == 1 and isinstance(ops[0], (ast.Is, ast.IsNot))):
+                return node
+            if not (isinstance(right[0], ast.Constant) and right[0].value is None):
+                return node
+            if not isinstance(left, (ast.Constant, ast.Name)):
+                return node
+            is_none = isinstance(left, ast.Constant) and left.value is None
+            return ast.Constant(is_none if isinstance(ops[0], ast.Is) else not is_none)
+
+        def visit_IfExp(self, node: ast.IfExp) -> ast.expr:
+            self.generic_visit(node)
+            if isinstance(node.test, ast.Constant) and isinstance(node.test.value, bool):
+                return node.body if node.test.value else node.orelse
+            return node
+
+    return Decide().visit(expr)

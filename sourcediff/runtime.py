@@ -63,6 +63,7 @@ from .special_arrays import (  # noqa: F401 - for generated code
     cumprod_tangent,
     diag_offset,
     diag_offset_adjoint,
+    digamma_of_each,
     expand_axis,
     flattened_copy,
     grow_list,

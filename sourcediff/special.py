@@ -47,24 +47,12 @@ _digamma_jit = numba.njit(_digamma)
 
 
 def digamma(x):
-    """The digamma function, d/dx log(gamma(x)), of a float or, elementwise, of an array."""
-    if isinstance(x, np.ndarray):
-        return np.vectorize(_digamma, otypes=[np.float64])(x)
+    """The digamma function, d/dx log(gamma(x)), for a float."""
     return _digamma(float(x))
 
 
 @overload(digamma)
 def _digamma_overload(x):
-    if isinstance(x, numba.types.Array):
-
-        def elementwise(x):
-            out = np.empty(x.shape)
-            flat, values = out.reshape(-1), x.reshape(-1)
-            for k in range(flat.shape[0]):
-                flat[k] = _digamma_jit(float(values[k]))
-            return out
-
-        return elementwise
     return lambda x: _digamma_jit(float(x))
 
 

@@ -24,7 +24,7 @@ from numba.extending import overload
 from . import along
 from .adding import add_into  # noqa: F401 - named in HELPERS
 from .special import _prod_adjoint_jit as prod_line_adjoint
-from .special import prod_adjoint
+from .special import digamma, prod_adjoint
 
 
 def safe_sqrt(x):
@@ -57,6 +57,29 @@ def _log_gamma(x):
 
         return elementwise
     return lambda x: math.lgamma(x)
+
+
+def digamma_of_each(x):
+    """``special.digamma`` of a number or, elementwise, of an array: ``log_gamma``'s
+    derivative."""
+    if isinstance(x, np.ndarray):
+        return np.vectorize(digamma, otypes=[np.float64])(x)
+    return digamma(x)
+
+
+@overload(digamma_of_each)
+def _digamma_of_each(x):
+    if isinstance(x, types.Array):
+
+        def elementwise(x):
+            out = np.empty(x.shape)
+            flat, values = out.reshape(-1), x.reshape(-1)
+            for k in range(flat.shape[0]):
+                flat[k] = digamma(values[k])
+            return out
+
+        return elementwise
+    return lambda x: digamma(x)
 
 
 def flattened_copy(x):
@@ -270,4 +293,4 @@ HELPERS = (
     "prod_along",
     "prod_along_adjoint",
 )
-HELPERS += ("cumprod_adjoint", "cumprod_tangent", "log_gamma")
+HELPERS += ("cumprod_adjoint", "cumprod_tangent", "log_gamma", "digamma_of_each")
