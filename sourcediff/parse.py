@@ -46,6 +46,7 @@ from .normalize.iteration import is_sugar
 from .option_calls import call_options, pass_helper_options, split_by_choice
 from .options import bind_options, option_parameters
 from .raises import canonical_raises, is_exception_name, raise_if_it_always_raises
+from .row_unpacking import unpack_rows
 from .sources import (
     CONSTANT_TYPES,
     SourceRecord,
@@ -178,6 +179,7 @@ def parse_function(func, _active: tuple[str, ...] = (), options: dict | None = N
     plain_spellings(node)
     merge_chained_element_writes(node)
     namer = Namer.for_tree(node, set())
+    unpack_rows(node, namer)
     expand_appends(node, namer, _numpy_name(func, appends.GROW), filename)
     expand_comprehensions(node, namer, _numpy_name(func), filename)
     builtin_sums_as_numpy(node, _numpy_name(func, "sum"))
@@ -393,6 +395,8 @@ def _resolve(node: ast.Name, scope: dict, parsed: ParsedFunction, active) -> Res
         return Resolved("constant", value=value)
     if _is_float_tuple(value):  # COEFFS = (0.5, -0.25): indexed and iterated like an array
         return Resolved("constant", value=np.array(value, dtype=np.float64))
+    if _is_number_table(value):  # EDGES = ((0, 1), (1, 2)): rows, as a 2-D array
+        return Resolved("constant", value=np.array(value))
     if isinstance(value, (CustomVJP, CustomJVP)):
         return Resolved("custom", value.__name__, value=value)
     library_path = _library_path(value)
@@ -471,6 +475,14 @@ def _is_float_tuple(value) -> bool:
     """A module-level tuple of numbers, one a float (ints alone would index as a tuple)."""
     numbers = isinstance(value, tuple) and value and all(type(v) in (int, float) for v in value)
     return bool(numbers) and any(type(v) is float for v in value)
+
+
+def _is_number_table(value) -> bool:
+    """A module-level tuple of equally long tuples of numbers (a table of index pairs)."""
+    if not (isinstance(value, tuple) and value and all(isinstance(r, tuple) for r in value)):
+        return False
+    numbers = all(type(v) in (int, float) for r in value for v in r)
+    return numbers and len({len(r) for r in value}) == 1 and len(value[0]) > 0
 
 
 def _is_constant_array(value) -> bool:

@@ -167,6 +167,7 @@ GAP_HELPERS = {
         out[k] = c * math.sin(v[k]) + 0.5 * v[k] * v[k]
     return out""",
     "TUP": "TUP = (0.5, -0.25, 2, 0.125)  # a module-level tuple of numbers",
+    "PAIRS": "PAIRS = ((0, 1), (2, 3), (1, 1))  # a module-level table of index pairs",
     "scaled": """def scaled_by(k):
     def scaled(v, p=2):
         return k * v**p
@@ -1153,13 +1154,14 @@ class _Writer:
         loops, a minimum from ``float('inf')`` over ``reversed(v)``, or a root, logarithm or
         fractional power masked where its argument is exactly 0 (strong zero), or a matrix
         read through two integer arrays at once (``m[r, r[::-1]]``), or two closures of one
-        ``def`` and an alias of one called with other options."""
+        ``def`` and an alias of one called with other options, or index pairs unpacked from
+        the rows of an integer array (``for (i, j), w in zip(pairs, v)``, ``i, j = pairs[1]``)."""
         main, self.rng = self.rng, self.spelling_rng
         try:
             self.gap_count += 1
             vec, acc = self.rng.choice(self.vectors), self.gap_name("b")
             forms = ["extremes", "truth", "counts", "eye", "repeats", "reversed"]
-            forms += ["masked", "pairs", "closures"]
+            forms += ["masked", "pairs", "closures", "rows"]
             form = self.rng.choice(forms)
             value = self.scalar(1)
             if form == "extremes":
@@ -1187,6 +1189,16 @@ class _Writer:
                 unbounded = self.rng.choice([f"np.sqrt({d})", f"np.log({d})", f"{d} ** 0.75"])
                 self.emit(depth, f"{d} = ({vec} - {vec}[0]) ** 2  # {d}[0] is exactly 0")
                 self.emit(depth, f"{acc} = np.sum(np.where({d} > 0, {unbounded}, 0.0)) * {value}")
+            elif form == "rows":
+                self.gap_helpers.add("PAIRS")
+                i, j, w = self.gap_name("i"), self.gap_name("j"), self.gap_name("w")
+                self.emit(depth, f"{acc} = {value}")
+                self.emit(depth, f"for ({i}, {j}), {w} in zip(PAIRS, {vec}):")
+                self.emit(depth + 1, f"{acc} = {acc} * 0.5 + {w} * {vec}[{i}] * {vec}[{j}]")
+                self.emit(depth, f"for {i}, {j} in PAIRS:")
+                self.emit(depth + 1, f"{acc} = {acc} + np.sin({vec}[{i}] - {vec}[{j}])")
+                self.emit(depth, f"{i}, {j} = PAIRS[1]")
+                self.emit(depth, f"{acc} = {acc} + {vec}[{i}] * {vec}[{j}]")
             elif form == "closures":
                 self.gap_helpers.add("scaled")
                 both = f"np.sum(THREE({vec}) + HALF({vec}, 3))"
