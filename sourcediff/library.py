@@ -102,6 +102,21 @@ def numpy_float64(v):
     return float(v)
 
 
+def numpy_heaviside(x1, x2):
+    """``np.heaviside(x1, x2)``: 0 below zero, ``x2`` at zero, 1 above (derivative 0)."""
+    return np.where(x1 > 0, 1.0, np.where(x1 < 0, 0.0, x2))
+
+
+def numpy_add_at(a, indices, values):
+    """``np.add.at(a, indices, values)`` into a vector: every index adds, repeated ones
+    included (``a[indices] += values`` would keep one per index)."""
+    if a.ndim != 1 or indices.ndim != 1:
+        raise ValueError("np.add.at: only a 1-D array and 1-D indices are supported")
+    spread = values + np.zeros(indices.shape[0])  # a number or one value per index
+    for k in range(indices.shape[0]):
+        a[indices[k]] += spread[k]
+
+
 #: NumPy's name -> its definition here.
 LIBRARY = {
     "trapezoid": numpy_trapezoid,
@@ -114,10 +129,14 @@ LIBRARY = {
     "meshgrid": numpy_meshgrid,
     "float64": numpy_float64,
     "float32": numpy_float64,
+    "heaviside": numpy_heaviside,
 }
 
+#: ``np.ufunc.method`` -> its definition here.
+UFUNC_METHODS = {("add", "at"): numpy_add_at}
+
 #: The definitions by their own names (what the rewritten calls resolve to).
-DEFINITIONS = {f.__name__: f for f in LIBRARY.values()}
+DEFINITIONS = {f.__name__: f for f in [*LIBRARY.values(), *UFUNC_METHODS.values()]}
 
 
 def library_calls_as_helpers(node: ast.AST, numpy_name: str | None) -> None:
@@ -131,6 +150,46 @@ def library_calls_as_helpers(node: ast.AST, numpy_name: str | None) -> None:
         owner, name = call.func.value, call.func.attr
         if isinstance(owner, ast.Name) and owner.id == numpy_name and name in LIBRARY:
             call.func = ast.copy_location(ast.Name(LIBRARY[name].__name__, ast.Load()), call.func)
+        ufunc = owner.attr if isinstance(owner, ast.Attribute) else None
+        if ufunc and _is_name(owner.value, numpy_name) and (ufunc, name) in UFUNC_METHODS:
+            definition = UFUNC_METHODS[(ufunc, name)].__name__
+            call.func = ast.copy_location(ast.Name(definition, ast.Load()), call.func)
+
+
+def in_place_sorts(node: ast.AST, numpy_name: str | None) -> None:
+    """Rewrite, in place, each statement ``a.sort()`` into ``a[...] = np.sort(a)``: the
+    same values in ``a``'s own memory, through a function with a derivative rule.
+
+    >>> tree = ast.parse("y = x.copy()\\ny.sort()")
+    >>> in_place_sorts(tree, "np")
+    >>> print(ast.unparse(tree))
+    y = x.copy()
+    y[...] = np.sort(y)
+    """
+    if numpy_name is None:
+        return
+    for holder in ast.walk(node):
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(holder, field, None)
+            if isinstance(block, list):
+                block[:] = [_sorted_in_place(stmt, numpy_name) for stmt in block]
+
+
+def _sorted_in_place(stmt: ast.stmt, numpy_name: str) -> ast.stmt:
+    call = stmt.value if isinstance(stmt, ast.Expr) else None
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)):
+        return stmt
+    if call.func.attr != "sort" or call.args or call.keywords:
+        return stmt
+    array = call.func.value
+    whole = ast.Subscript(array, ast.Constant(Ellipsis), ast.Store())
+    sort = ast.Attribute(ast.Name(numpy_name, ast.Load()), "sort", ast.Load())
+    new = ast.Assign([whole], ast.Call(sort, [array], []))
+    return ast.fix_missing_locations(ast.copy_location(new, stmt))
+
+
+def _is_name(node: ast.expr, name: str) -> bool:
+    return isinstance(node, ast.Name) and node.id == name
 
 
 def definition_of(library_path: str):

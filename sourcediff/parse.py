@@ -30,7 +30,7 @@ from .dict_params import Layout, dict_parameters
 from .dict_params import flatten as flatten_dict_parameters
 from .errors import SourceDiffError, UnsupportedCallError, UnsupportedSyntaxError
 from .helper_names import name_helpers_apart
-from .library import DEFINITIONS, definition_of, library_calls_as_helpers
+from .library import DEFINITIONS, definition_of, in_place_sorts, library_calls_as_helpers
 from .library_scipy import (
     SCIPY_DEFINITIONS,
     SCIPY_SPECIAL,
@@ -184,6 +184,7 @@ def parse_function(func, _active: tuple[str, ...] = (), options: dict | None = N
     expand_comprehensions(node, namer, _numpy_name(func), filename)
     builtin_sums_as_numpy(node, _numpy_name(func, "sum"))
     library_calls_as_helpers(node, _numpy_name(func))
+    in_place_sorts(node, _numpy_name(func))
     scipy_calls_as_helpers(node, func.__globals__)
     lower_loop_else(node, namer)
     rename_repeated_loop_variables(node, namer)

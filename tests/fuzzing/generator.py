@@ -1155,13 +1155,14 @@ class _Writer:
         fractional power masked where its argument is exactly 0 (strong zero), or a matrix
         read through two integer arrays at once (``m[r, r[::-1]]``), or two closures of one
         ``def`` and an alias of one called with other options, or index pairs unpacked from
-        the rows of an integer array (``for (i, j), w in zip(pairs, v)``, ``i, j = pairs[1]``)."""
+        the rows of an integer array (``for (i, j), w in zip(pairs, v)``, ``i, j = pairs[1]``),
+        or ``pow``, ``math.fsum``, ``.item()``, ``np.heaviside``, ``np.add.at``, ``.sort()``."""
         main, self.rng = self.rng, self.spelling_rng
         try:
             self.gap_count += 1
             vec, acc = self.rng.choice(self.vectors), self.gap_name("b")
             forms = ["extremes", "truth", "counts", "eye", "repeats", "reversed"]
-            forms += ["masked", "pairs", "closures", "rows"]
+            forms += ["masked", "pairs", "closures", "rows", "spelled"]
             form = self.rng.choice(forms)
             value = self.scalar(1)
             if form == "extremes":
@@ -1199,6 +1200,15 @@ class _Writer:
                 self.emit(depth + 1, f"{acc} = {acc} + np.sin({vec}[{i}] - {vec}[{j}])")
                 self.emit(depth, f"{i}, {j} = PAIRS[1]")
                 self.emit(depth, f"{acc} = {acc} + {vec}[{i}] * {vec}[{j}]")
+            elif form == "spelled":
+                out, y = self.gap_name("out"), self.gap_name("y")
+                self.emit(depth, f"{out} = np.zeros(3)")
+                self.emit(depth, f"np.add.at({out}, np.array([0, 2, 2, 1]), {vec} * {value})")
+                self.emit(depth, f"{y} = {vec} * np.heaviside({vec} - 0.1, 0.5)")
+                self.emit(depth, f"{y}.sort()")
+                k = self.gap_name("k")
+                terms = f"pow({y}[1], 2) + math.fsum([{out}[{k}] ** 2 for {k} in range(3)])"
+                self.emit(depth, f"{acc} = {terms} + ({vec}[2:3] * {y}[0]).item()")
             elif form == "closures":
                 self.gap_helpers.add("scaled")
                 both = f"np.sum(THREE({vec}) + HALF({vec}, 3))"
