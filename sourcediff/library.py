@@ -117,6 +117,39 @@ def numpy_add_at(a, indices, values):
         a[indices[k]] += spread[k]
 
 
+def numpy_triu_indices(n, k=0):
+    """``np.triu_indices(n, k=0)``: the rows and columns of the upper triangle of an
+    ``n`` by ``n`` matrix from diagonal ``k`` on, row after row."""
+    count = 0
+    for i in range(n):
+        count += max(0, n - max(i + k, 0))
+    rows = np.zeros(count, dtype=np.int64)
+    cols = np.zeros(count, dtype=np.int64)
+    at = 0
+    for i in range(n):
+        for j in range(max(i + k, 0), n):
+            rows[at] = i
+            cols[at] = j
+            at += 1
+    return rows, cols
+
+
+def numpy_tril_indices(n, k=0):
+    """``np.tril_indices(n, k=0)``: the lower triangle up to diagonal ``k``, row after row."""
+    count = 0
+    for i in range(n):
+        count += max(0, min(i + k + 1, n))
+    rows = np.zeros(count, dtype=np.int64)
+    cols = np.zeros(count, dtype=np.int64)
+    at = 0
+    for i in range(n):
+        for j in range(min(i + k + 1, n)):
+            rows[at] = i
+            cols[at] = j
+            at += 1
+    return rows, cols
+
+
 #: NumPy's name -> its definition here.
 LIBRARY = {
     "trapezoid": numpy_trapezoid,
@@ -130,6 +163,8 @@ LIBRARY = {
     "float64": numpy_float64,
     "float32": numpy_float64,
     "heaviside": numpy_heaviside,
+    "triu_indices": numpy_triu_indices,
+    "tril_indices": numpy_tril_indices,
 }
 
 #: ``np.ufunc.method`` -> its definition here.
@@ -186,6 +221,67 @@ def _sorted_in_place(stmt: ast.stmt, numpy_name: str) -> ast.stmt:
     sort = ast.Attribute(ast.Name(numpy_name, ast.Load()), "sort", ast.Load())
     new = ast.Assign([whole], ast.Call(sort, [array], []))
     return ast.fix_missing_locations(ast.copy_location(new, stmt))
+
+
+TRIANGLE_INDICES = ("numpy_triu_indices", "numpy_tril_indices")
+
+
+def triangle_indices_unpacked(node: ast.FunctionDef, namer) -> None:
+    """Bind ``iu = np.triu_indices(n)`` (or ``tril``) as two arrays and read ``M[iu]``
+    as ``M[iu_rows, iu_cols]``, in place (run after :func:`library_calls_as_helpers`); a
+    call written in the index, ``M[np.triu_indices(n)]``, is bound first (``namer``
+    names it): the pipeline indexes with arrays, not with a tuple.
+
+    >>> from sourcediff.naming import Namer
+    >>> code = "def f(M):\\n    iu = numpy_triu_indices(3, 1)\\n    return M[iu]"
+    >>> tree = ast.parse(code).body[0]
+    >>> triangle_indices_unpacked(tree, Namer.for_tree(tree))
+    >>> print(ast.unparse(tree.body))
+    iu_rows, iu_cols = numpy_triu_indices(3, 1)
+    return M[iu_rows, iu_cols]
+    """
+    for holder in list(ast.walk(node)):
+        for field in ("body", "orelse"):
+            block = getattr(holder, field, None)
+            if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
+                block[:] = [s for stmt in block for s in _bound_first(stmt, namer)]
+    held = set()
+    for stmt in ast.walk(node):
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+            target = stmt.targets[0]
+            if isinstance(target, ast.Name) and _is_triangle_call(stmt.value):
+                held.add(target.id)
+                parts = [ast.Name(f"{target.id}_{p}", ast.Store()) for p in ("rows", "cols")]
+                stmt.targets = [ast.copy_location(ast.Tuple(parts, ast.Store()), target)]
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Subscript) and isinstance(sub.slice, ast.Name):
+            if sub.slice.id in held:
+                name = sub.slice.id
+                parts = [ast.Name(f"{name}_{p}", ast.Load()) for p in ("rows", "cols")]
+                sub.slice = ast.copy_location(ast.Tuple(parts, ast.Load()), sub.slice)
+    ast.fix_missing_locations(node)
+
+
+def _is_triangle_call(value: ast.expr) -> bool:
+    return (
+        isinstance(value, ast.Call)
+        and isinstance(value.func, ast.Name)
+        and value.func.id in TRIANGLE_INDICES
+    )
+
+
+def _bound_first(stmt: ast.stmt, namer) -> list[ast.stmt]:
+    """``stmt`` after a binding of each triangle-indices call written in an index."""
+    if isinstance(stmt, (ast.FunctionDef, ast.For, ast.While, ast.If)):
+        return [stmt]  # their bodies are blocks of their own
+    bindings = []
+    for sub in ast.walk(stmt):
+        if isinstance(sub, ast.Subscript) and _is_triangle_call(sub.slice):
+            name = namer.fresh("triangle")
+            bound = ast.Assign([ast.Name(name, ast.Store())], sub.slice)
+            bindings.append(ast.copy_location(bound, stmt))
+            sub.slice = ast.Name(name, ast.Load())
+    return bindings + [stmt]
 
 
 def _is_name(node: ast.expr, name: str) -> bool:

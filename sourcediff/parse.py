@@ -30,7 +30,13 @@ from .dict_params import Layout, dict_parameters
 from .dict_params import flatten as flatten_dict_parameters
 from .errors import SourceDiffError, UnsupportedCallError, UnsupportedSyntaxError
 from .helper_names import name_helpers_apart
-from .library import DEFINITIONS, definition_of, in_place_sorts, library_calls_as_helpers
+from .library import (
+    DEFINITIONS,
+    definition_of,
+    in_place_sorts,
+    library_calls_as_helpers,
+    triangle_indices_unpacked,
+)
 from .library_scipy import (
     SCIPY_DEFINITIONS,
     SCIPY_SPECIAL,
@@ -185,6 +191,7 @@ def parse_function(func, _active: tuple[str, ...] = (), options: dict | None = N
     builtin_sums_as_numpy(node, _numpy_name(func, "sum"))
     library_calls_as_helpers(node, _numpy_name(func))
     in_place_sorts(node, _numpy_name(func))
+    triangle_indices_unpacked(node, namer)
     scipy_calls_as_helpers(node, func.__globals__)
     lower_loop_else(node, namer)
     rename_repeated_loop_variables(node, namer)

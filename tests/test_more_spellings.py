@@ -10,6 +10,8 @@ import numpy as np
 import pytest
 from reference import assert_gradient_matches
 
+from sourcediff import library as sd_library
+
 
 def powers(x):
     return np.sum(pow(x, 3)) + pow(x[0], 2.0) * pow(2.0, x[1])
@@ -51,3 +53,30 @@ def test_spellings_rewritten_at_parse(func, jit):
     for x in POINTS:
         for policy in ("store", "recompute"):
             assert_gradient_matches(func, (x,), 0, policy, jit)
+
+
+def upper_triangle(x):
+    m = np.outer(x, np.sin(x))
+    iu = np.triu_indices(x.shape[0], 1)
+    return np.sum(m[iu] ** 2) + np.sum(m[np.triu_indices(x.shape[0])])
+
+
+def lower_triangle(x):
+    m = np.outer(x, np.cos(x))
+    r, c = np.tril_indices(x.shape[0], -1)
+    return np.sum(m[r, c] * np.arange(r.shape[0]))
+
+
+def test_triangle_indices_are_numpys():
+    for n, k in [(4, 0), (4, 1), (5, -1), (3, 3), (3, -3)]:
+        for ours, numpys in [(sd_library.numpy_triu_indices, np.triu_indices)]:
+            np.testing.assert_array_equal(np.array(ours(n, k)), np.array(numpys(n, k)))
+        ours = sd_library.numpy_tril_indices(n, k)
+        np.testing.assert_array_equal(np.array(ours), np.array(np.tril_indices(n, k)))
+
+
+@pytest.mark.parametrize("jit", [False, True], ids=["py", "jit"])
+@pytest.mark.parametrize("func", [upper_triangle, lower_triangle])
+def test_gradients_through_triangle_indices(func, jit):
+    for x in POINTS:
+        assert_gradient_matches(func, (x,), 0, "auto", jit)

@@ -267,7 +267,7 @@ append flip fliplr flipud roll tile repeat squeeze expand_dims atleast_1d atleas
 broadcast_to copy where take take_along_axis put triu tril meshgrid shape ndim size
 isscalar ndindex ndenumerate all any logical_and logical_or logical_not logical_xor
 errstate newaxis pi e inf nan euler_gamma ndarray complex128 bool_ integer int8 int16
-int32 int64 intp
+int32 int64 intp triu_indices tril_indices
 """.split()
 
 # Functions of the real parts only (comparisons, rounding, tests): results carry no

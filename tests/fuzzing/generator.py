@@ -1156,7 +1156,8 @@ class _Writer:
         read through two integer arrays at once (``m[r, r[::-1]]``), or two closures of one
         ``def`` and an alias of one called with other options, or index pairs unpacked from
         the rows of an integer array (``for (i, j), w in zip(pairs, v)``, ``i, j = pairs[1]``),
-        or ``pow``, ``math.fsum``, ``.item()``, ``np.heaviside``, ``np.add.at``, ``.sort()``."""
+        or ``pow``, ``math.fsum``, ``.item()``, ``np.heaviside``, ``np.add.at``, ``.sort()``,
+        ``np.triu_indices``."""
         main, self.rng = self.rng, self.spelling_rng
         try:
             self.gap_count += 1
@@ -1209,6 +1210,8 @@ class _Writer:
                 k = self.gap_name("k")
                 terms = f"pow({y}[1], 2) + math.fsum([{out}[{k}] ** 2 for {k} in range(3)])"
                 self.emit(depth, f"{acc} = {terms} + ({vec}[2:3] * {y}[0]).item()")
+                upper = f"np.outer({vec}, {vec})[np.triu_indices({vec}.shape[0], 1)]"
+                self.emit(depth, f"{acc} = {acc} + np.sum({upper})")
             elif form == "closures":
                 self.gap_helpers.add("scaled")
                 both = f"np.sum(THREE({vec}) + HALF({vec}, 3))"
