@@ -73,6 +73,20 @@ def linalg_rows() -> list[Rule]:
             adjoints=("cholesky_adjoint(out, g)",),
             tangents=("cholesky_tangent(out, tangent)",),
         ),
+        Rule(
+            "linalg_eigvalsh",
+            ("A",),
+            ("1",),
+            adjoints=("eigvalsh_adjoint(A, g)",),
+            tangents=("eigvalsh_tangent(A, tangent)",),
+        ),
+        Rule(
+            "linalg_eigh_vectors",
+            ("A",),
+            ("1",),
+            adjoints=("eigh_vectors_adjoint(A, g)",),
+            tangents=("eigh_vectors_tangent(A, tangent)",),
+        ),
     ]
 
 

@@ -18,8 +18,16 @@ import numpy as np
 from numba import types
 from numba.extending import overload, register_jitable
 
-from . import along, interp, scans, special, special_arrays, stacked, vector_math
+from . import along, eigen, interp, scans, special, special_arrays, stacked, vector_math
 from .along import extreme_mask_along, max_along, min_along  # noqa: F401 - generated code
+from .eigen import (  # noqa: F401 - for generated code
+    eigh_vectors_adjoint,
+    eigh_vectors_tangent,
+    eigvalsh_adjoint,
+    eigvalsh_tangent,
+    linalg_eigh_vectors,
+    linalg_eigvalsh,
+)
 from .interp import (  # noqa: F401 - for generated code
     interp_adjoint_fp,
     interp_adjoint_x,
@@ -304,6 +312,7 @@ def _inplace_update(target, value):
 
 HELPERS = (
     special.HELPERS
+    + eigen.HELPERS
     + along.HELPERS
     + special_arrays.HELPERS
     + interp.HELPERS
