@@ -279,3 +279,21 @@ def assert_gradient_matches(func, args, argnums, policy="auto", jit=True, rtol=1
     grads = sd.grad(func, argnums=argnums, policy=policy, jit=jit)(*copies)
     for grad, want in zip(grads, expected):
         np.testing.assert_allclose(grad, want, rtol=rtol, atol=atol)
+
+
+def assert_case_matches(func, make_args, jit, points=2, policies=("store", "recompute")):
+    """At ``points`` argument tuples from ``make_args()``: the gradient with respect to the
+    first argument under each policy against the reference (``assert_gradient_matches``),
+    and the value ``sd.value_and_grad`` returns against ``func`` itself."""
+    import sourcediff as sd
+
+    for _ in range(points):
+        args = make_args()
+        for policy in policies:
+            assert_gradient_matches(func, args, 0, policy, jit)
+        value, _ = sd.value_and_grad(func, jit=jit)(*_call_copies(args))
+        np.testing.assert_allclose(value, func(*_call_copies(args)), rtol=1e-12)
+
+
+def _call_copies(args):
+    return [a.copy() if isinstance(a, np.ndarray) else a for a in args]
