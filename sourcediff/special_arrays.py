@@ -37,49 +37,45 @@ def _safe_sqrt(x):
     return lambda x: np.sqrt(x)
 
 
-def log_gamma(x):
-    """``math.lgamma`` of a number or, elementwise, of an array (``scipy.special.gammaln``)."""
-    if isinstance(x, np.ndarray):
-        return np.vectorize(math.lgamma, otypes=[np.float64])(x)
-    return math.lgamma(x)
+def _of_each(scalar):
+    """``scalar`` of a number or, elementwise, of an array, from Python: a function of
+    ``x``; :func:`_of_each_overload` is its Numba version."""
+
+    def function(x):
+        if isinstance(x, np.ndarray):
+            return np.vectorize(scalar, otypes=[np.float64])(x)
+        return scalar(x)
+
+    return function
 
 
-@overload(log_gamma)
-def _log_gamma(x):
-    if isinstance(x, types.Array):
+def _of_each_overload(scalar):
+    """The Numba typing of ``_of_each(scalar)``: a loop over the elements of an array."""
 
-        def elementwise(x):
-            out = np.empty(x.shape)
-            flat, values = out.reshape(-1), x.reshape(-1)
-            for k in range(flat.shape[0]):
-                flat[k] = math.lgamma(values[k])
-            return out
+    def typing(x):
+        if isinstance(x, types.Array):
 
-        return elementwise
-    return lambda x: math.lgamma(x)
+            def elementwise(x):
+                out = np.empty(x.shape)
+                flat, values = out.reshape(-1), x.reshape(-1)
+                for k in range(flat.shape[0]):
+                    flat[k] = scalar(values[k])
+                return out
 
+            return elementwise
+        return lambda x: scalar(x)
 
-def digamma_of_each(x):
-    """``special.digamma`` of a number or, elementwise, of an array: ``log_gamma``'s
-    derivative."""
-    if isinstance(x, np.ndarray):
-        return np.vectorize(digamma, otypes=[np.float64])(x)
-    return digamma(x)
+    return typing
 
 
-@overload(digamma_of_each)
-def _digamma_of_each(x):
-    if isinstance(x, types.Array):
-
-        def elementwise(x):
-            out = np.empty(x.shape)
-            flat, values = out.reshape(-1), x.reshape(-1)
-            for k in range(flat.shape[0]):
-                flat[k] = digamma(values[k])
-            return out
-
-        return elementwise
-    return lambda x: digamma(x)
+#: ``math.lgamma`` of a number or of an array (``scipy.special.gammaln``), and its
+#: derivative ``special.digamma`` the same way.
+log_gamma = _of_each(math.lgamma)
+log_gamma.__name__ = "log_gamma"
+digamma_of_each = _of_each(digamma)
+digamma_of_each.__name__ = "digamma_of_each"
+overload(log_gamma)(_of_each_overload(math.lgamma))
+overload(digamma_of_each)(_of_each_overload(digamma))
 
 
 def flattened_copy(x):
