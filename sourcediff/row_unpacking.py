@@ -64,8 +64,9 @@ class _RowUnpacking(ast.NodeTransformer):
             if isinstance(target, ast.Tuple):
                 sources = iterable.args if is_call(iterable, "zip") else [None] + iterable.args
                 for k, element in enumerate(target.elts):
-                    if _is_name_tuple(element):
-                        over = sources[k] if k < len(sources) else None
+                    over = sources[k] if k < len(sources) else None
+                    pairing = any(is_call(over, name) for name in PAIRING_CALLS)
+                    if _is_name_tuple(element) and not pairing:  # enumerate(zip(...)): tuples
                         row = self.namer.fresh(_row_name(over))
                         target.elts[k] = ast.Name(row, ast.Store())
                         unpacked += self._elements(element, row)
