@@ -110,3 +110,18 @@ def test_a_keyword_only_parameter_that_plain_ones_cannot_say_is_refused():
 
     with pytest.raises(sd.SourceDiffError, match="keyword-only"):
         sd.grad(needs_a_default)(1.5, scale=2.0)
+
+
+def keyword_scaled(x, *, scale=2.0, shift=0.5):
+    return np.sum(np.sin(x * scale) + shift * x)
+
+
+def test_keyword_only_parameters_in_every_transform():
+    x, closed_form = np.array([0.3, 0.7]), lambda s, c: s * np.cos(s * x) + c
+    np.testing.assert_allclose(sd.vjp(keyword_scaled, x)[1](1.0)[0], closed_form(2.0, 0.5))
+    _, tangent = sd.jvp(keyword_scaled, (x,), (np.ones(2),))
+    assert tangent == pytest.approx(np.sum(closed_form(2.0, 0.5)))
+    np.testing.assert_allclose(sd.jacobian(keyword_scaled)(x), closed_form(2.0, 0.5))
+    np.testing.assert_allclose(sd.grad(keyword_scaled)(x, scale=3.0), closed_form(3.0, 0.5))
+    hessian = sd.hessian(keyword_scaled)(x, shift=1.0)
+    np.testing.assert_allclose(hessian, np.diag(-4.0 * np.sin(2.0 * x)), atol=1e-12)
