@@ -63,6 +63,7 @@ from .sources import (
     unwrap,
 )
 from .spellings import plain_spellings
+from .view_writes import views_written_through
 
 SUPPORTED_MODULES = {math: "math", np: "np", np.linalg: "np.linalg"}
 SUPPORTED_BUILTINS = {"range", "len", "abs", "min", "max", "float", "int", "bool", "round"}
@@ -183,6 +184,7 @@ def parse_function(func, _active: tuple[str, ...] = (), options: dict | None = N
         node = flatten_dict_parameters(node, layout, helper_keys)
     joined_lists_as_tuples(node)
     plain_spellings(node)
+    views_written_through(node)
     merge_chained_element_writes(node)
     namer = Namer.for_tree(node, set())
     unpack_rows(node, namer)

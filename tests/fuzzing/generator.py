@@ -1157,13 +1157,14 @@ class _Writer:
         ``def`` and an alias of one called with other options, or index pairs unpacked from
         the rows of an integer array (``for (i, j), w in zip(pairs, v)``, ``i, j = pairs[1]``),
         or ``pow``, ``math.fsum``, ``.item()``, ``np.heaviside``, ``np.add.at``, ``.sort()``,
-        ``np.triu_indices``."""
+        ``np.triu_indices``, or views written in place (``inner = w[1:-1]; inner *= c``,
+        ``for p in m: p[0] += ...``)."""
         main, self.rng = self.rng, self.spelling_rng
         try:
             self.gap_count += 1
             vec, acc = self.rng.choice(self.vectors), self.gap_name("b")
             forms = ["extremes", "truth", "counts", "eye", "repeats", "reversed"]
-            forms += ["masked", "pairs", "closures", "rows", "spelled"]
+            forms += ["masked", "pairs", "closures", "rows", "spelled", "views"]
             form = self.rng.choice(forms)
             value = self.scalar(1)
             if form == "extremes":
@@ -1212,6 +1213,15 @@ class _Writer:
                 self.emit(depth, f"{acc} = {terms} + ({vec}[2:3] * {y}[0]).item()")
                 upper = f"np.outer({vec}, {vec})[np.triu_indices({vec}.shape[0], 1)]"
                 self.emit(depth, f"{acc} = {acc} + np.sum({upper})")
+            elif form == "views":
+                w, inner, m, p = (self.gap_name(n) for n in ("w", "inner", "m", "p"))
+                self.emit(depth, f"{w} = {vec} * 1.0")
+                self.emit(depth, f"{inner} = {w}[1:-1]")
+                self.emit(depth, f"{inner} *= {value}")
+                self.emit(depth, f"{m} = np.outer({vec}, {w})")
+                self.emit(depth, f"for {p} in {m}:")
+                self.emit(depth + 1, f"{p}[0] += 0.5 * {p}[1]")
+                self.emit(depth, f"{acc} = np.sum({w} * {vec}) + np.sum({m} ** 2)")
             elif form == "closures":
                 self.gap_helpers.add("scaled")
                 both = f"np.sum(THREE({vec}) + HALF({vec}, 3))"

@@ -1,0 +1,185 @@
+r"""Views written in place, rewritten at parse time into writes through their array.
+
+``row = A[i]`` is a view: ``row *= s`` or ``row[k] = v`` changes ``A``. The pipeline
+treats each name as a value of its own, so it refuses such writes (``analysis/aliases``)
+unless the name is spelled as what it views. When the view's array and index names are
+not rebound after it in the same block, every later use of the name is the view's
+expression, and the binding goes. A loop over the rows of an array written through,
+``for row in M: row[0] = ...``, runs over their indices the same way. Without types a
+name can be a number: ``v = x[i]; v *= 2`` rebinds ``v`` when ``x`` is a vector, so
+``name op= v`` counts as a write into the view only for a view with a slice
+(``A[1:-1]``, ``A[i, :]``), and an element write only for a view by integers (``row[0]
+= v`` after ``row = A[i]`` is ``A[i, 0] = v``); ``row = A[i]; row *= s`` is still
+refused, clearly.
+
+>>> f = ast.parse('''
+... def f(A, s, b):
+...     row = A[1, :]
+...     row *= s
+...     t = row[2] + 1.0
+...     for r in A:
+...         r[1:] += b
+...     return A
+... ''').body[0]
+>>> views_written_through(f)
+>>> print(ast.unparse(f))
+def f(A, s, b):
+    A[1, :] *= s
+    t = A[1, :][2] + 1.0
+    for r_index in range(A.shape[0]):
+        A[r_index][1:] += b
+    return A
+"""
+
+from __future__ import annotations
+
+import ast
+
+from .astnodes import clone
+from .naming import Namer
+
+
+def views_written_through(node: ast.FunctionDef) -> None:
+    """Rewrite, in place, the views written in place of the module docstring in ``node``."""
+    namer = Namer.for_tree(node)
+    for holder in list(ast.walk(node)):
+        for field in ("body", "orelse"):
+            block = getattr(holder, field, None)
+            if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
+                _rewrite_block(block, namer)
+    ast.fix_missing_locations(node)
+
+
+def _rewrite_block(block: list[ast.stmt], namer: Namer) -> None:
+    k = 0
+    while k < len(block):
+        stmt = block[k]
+        view = _view_binding(stmt)
+        if view is not None and _through_view(view[0], view[1], block[k + 1 :]):
+            _spell_as(view[0], view[1], block[k + 1 :])
+            del block[k]
+            continue
+        if isinstance(stmt, ast.For):
+            _loop_over_rows(stmt, namer)
+        k += 1
+
+
+def _view_binding(stmt: ast.stmt):
+    """``(name, view)`` for ``name = A[index]`` with a plain index, else None."""
+    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1):
+        return None
+    target, value = stmt.targets[0], stmt.value
+    if isinstance(target, ast.Name) and _is_plain_view(value):
+        return target.id, value
+    return None
+
+
+def _is_plain_view(value: ast.expr) -> bool:
+    """``A[i]``, ``A[1:-1]``, ``A[i, :]``: a name indexed by names, constants and slices."""
+    if not (isinstance(value, ast.Subscript) and isinstance(value.value, ast.Name)):
+        return False
+    atoms = [p for part in _parts(value) for p in _atoms(part)]
+    return all(a is None or isinstance(a, (ast.Name, ast.Constant)) for a in atoms)
+
+
+def _parts(view: ast.Subscript) -> list[ast.expr]:
+    return view.slice.elts if isinstance(view.slice, ast.Tuple) else [view.slice]
+
+
+def _atoms(part: ast.expr) -> list:
+    if isinstance(part, ast.Slice):
+        return [_atom(part.lower), _atom(part.upper), _atom(part.step)]
+    return [_atom(part)]
+
+
+def _atom(node):
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return node.operand if isinstance(node.operand, ast.Constant) else node
+    return node
+
+
+def _through_view(name: str, view: ast.Subscript, rest: list[ast.stmt]) -> bool:
+    """Whether ``rest`` writes into ``name`` in place and leaves the view's names bound."""
+    fixed = {name} | {n.id for n in ast.walk(view) if isinstance(n, ast.Name)}
+    sliced = any(isinstance(p, ast.Slice) for p in _parts(view))  # an array, not a number
+    # Spelled as the view, an element write chains the view's index and its own: merged
+    # when both are integers (``A[1][0]`` is ``A[1, 0]``), refused after a slice.
+    by_element = _writes_into(name, rest, False)
+    whole = _writes_into(name, rest, True) and not by_element
+    return (whole if sliced else by_element and not _augmented(name, rest)) and not (
+        fixed & _rebound(rest)
+    )
+
+
+def _augmented(name: str, statements: list[ast.stmt]) -> bool:
+    """Whether ``statements`` hold ``name op= v`` (a rebinding if ``name`` is a number)."""
+    nodes = (n for top in statements for n in ast.walk(top))
+    return any(
+        isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name) and n.target.id == name
+        for n in nodes
+    )
+
+
+def _rebound(statements: list[ast.stmt]) -> set[str]:
+    """The names ``statements`` bind again; ``a op= v`` writes an array view in place."""
+    in_place = {
+        id(s.target) for top in statements for s in ast.walk(top) if isinstance(s, ast.AugAssign)
+    }
+    nodes = (n for top in statements for n in ast.walk(top))
+    return {n.id for n in nodes if _binds(n) and id(n) not in in_place}
+
+
+def _binds(node: ast.AST) -> bool:
+    return isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del))
+
+
+def _writes_into(name: str, statements: list[ast.stmt], whole: bool) -> bool:
+    """Whether ``statements`` write ``name`` in place: ``name[k] = v``, ``name[k] op= v``,
+    and, when ``whole`` (the name is known to be an array), ``name op= v``."""
+    for stmt in (s for top in statements for s in ast.walk(top)):
+        if isinstance(stmt, ast.AugAssign):
+            targets = (
+                [stmt.target] if whole else [stmt.target] * isinstance(stmt.target, ast.Subscript)
+            )
+        elif isinstance(stmt, ast.Assign):
+            targets = [t for t in stmt.targets if isinstance(t, ast.Subscript)]
+        else:
+            continue
+        if any(_base_name(target) == name for target in targets):
+            return True
+    return False
+
+
+def _base_name(target: ast.expr) -> str | None:
+    while isinstance(target, ast.Subscript):
+        target = target.value
+    return target.id if isinstance(target, ast.Name) else None
+
+
+def _spell_as(name: str, view: ast.Subscript, statements: list[ast.stmt]) -> None:
+    """Replace, in place, each use of ``name`` in ``statements`` by a copy of ``view``."""
+
+    class Spell(ast.NodeTransformer):
+        def visit_Name(self, node: ast.Name) -> ast.expr:
+            if node.id != name:
+                return node
+            spelled = clone(view)
+            spelled.ctx = node.ctx
+            return ast.copy_location(spelled, node)
+
+    for stmt in statements:
+        Spell().visit(stmt)
+
+
+def _loop_over_rows(loop: ast.For, namer: Namer) -> None:
+    """``for row in M`` whose body writes ``row`` in place: over ``range(M.shape[0])``."""
+    if not (isinstance(loop.target, ast.Name) and isinstance(loop.iter, ast.Name)):
+        return
+    row, array = loop.target.id, loop.iter.id
+    if loop.orelse or {row, array} & _rebound(loop.body) or not _writes_into(row, loop.body, False):
+        return
+    index = namer.fresh(f"{row}_index")
+    loop.target = ast.Name(index, ast.Store())
+    loop.iter = ast.parse(f"range({array}.shape[0])", mode="eval").body
+    view = ast.Subscript(ast.Name(array, ast.Load()), ast.Name(index, ast.Load()), ast.Load())
+    _spell_as(row, view, loop.body)
