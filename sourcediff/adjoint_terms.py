@@ -253,7 +253,8 @@ def _rule_terms(stmt: ast.Assign, out_bar: ast.expr, types) -> list[Term]:
         else:
             partial_expr = substitute_known(rules.instantiate(partial, holes), known)
             expr = ast.BinOp(partial_expr, ast.Mult(), out_bar)
-            if rules.strong_zero_applies(rule, holes, array_result):
+            of_array = array_result or getattr(stmt, "of_array", False)
+            if rules.strong_zero_applies(rule, holes, of_array):
                 expr = rules.zero_where_no_change(expr, out_bar, array_result)
         if elementwise and not types.same_shape(arg.id, target):
             expr = reduce_broadcast(expr, arg.id, types)  # undo broadcasting

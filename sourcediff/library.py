@@ -22,6 +22,8 @@ import ast
 
 import numpy as np
 
+from .transform.effects import statement_lists
+
 
 def numpy_trapezoid(y, x=None, dx=1.0):
     """``np.trapezoid(y, x=None, dx=1.0)`` (also ``np.trapz``) of a vector."""
@@ -203,11 +205,8 @@ def in_place_sorts(node: ast.AST, numpy_name: str | None) -> None:
     """
     if numpy_name is None:
         return
-    for holder in ast.walk(node):
-        for field in ("body", "orelse", "finalbody"):
-            block = getattr(holder, field, None)
-            if isinstance(block, list):
-                block[:] = [_sorted_in_place(stmt, numpy_name) for stmt in block]
+    for block in statement_lists(node):
+        block[:] = [_sorted_in_place(stmt, numpy_name) for stmt in block]
 
 
 def _sorted_in_place(stmt: ast.stmt, numpy_name: str) -> ast.stmt:
@@ -240,11 +239,8 @@ def triangle_indices_unpacked(node: ast.FunctionDef, namer) -> None:
     iu_rows, iu_cols = numpy_triu_indices(3, 1)
     return M[iu_rows, iu_cols]
     """
-    for holder in list(ast.walk(node)):
-        for field in ("body", "orelse"):
-            block = getattr(holder, field, None)
-            if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
-                block[:] = [s for stmt in block for s in _bound_first(stmt, namer)]
+    for block in statement_lists(node):
+        block[:] = [s for stmt in block for s in _bound_first(stmt, namer)]
     held = set()
     for stmt in ast.walk(node):
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
@@ -253,13 +249,39 @@ def triangle_indices_unpacked(node: ast.FunctionDef, namer) -> None:
                 held.add(target.id)
                 parts = [ast.Name(f"{target.id}_{p}", ast.Store()) for p in ("rows", "cols")]
                 stmt.targets = [ast.copy_location(ast.Tuple(parts, ast.Store()), target)]
-    for sub in ast.walk(node):
-        if isinstance(sub, ast.Subscript) and isinstance(sub.slice, ast.Name):
-            if sub.slice.id in held:
-                name = sub.slice.id
-                parts = [ast.Name(f"{name}_{p}", ast.Load()) for p in ("rows", "cols")]
-                sub.slice = ast.copy_location(ast.Tuple(parts, ast.Load()), sub.slice)
+    if held:
+        _HeldIndices(held).visit(node)
     ast.fix_missing_locations(node)
+
+
+class _HeldIndices(ast.NodeTransformer):
+    """``iu[0]`` is ``iu_rows``, ``iu[1]`` ``iu_cols``, any other ``iu`` the tuple of both."""
+
+    def __init__(self, held: set[str]):
+        self.held = held
+
+    def visit_Subscript(self, node: ast.Subscript) -> ast.expr:
+        index = node.slice
+        if isinstance(node.value, ast.Name) and node.value.id in self.held:
+            if isinstance(index, ast.Constant) and index.value in (0, 1):
+                part = ("rows", "cols")[index.value]
+                return ast.copy_location(ast.Name(f"{node.value.id}_{part}", ast.Load()), node)
+        if isinstance(index, ast.Name) and index.id in self.held:  # M[iu]: a tuple index
+            node.value = self.visit(node.value)
+            node.slice = ast.copy_location(self._both(index.id), index)
+            return node
+        return self.generic_visit(node)
+
+    def visit_Name(self, node: ast.Name) -> ast.expr:
+        if node.id in self.held and isinstance(node.ctx, ast.Load):
+            return ast.copy_location(self._both(node.id), node)
+        return node
+
+    @staticmethod
+    def _both(name: str) -> ast.Tuple:
+        return ast.Tuple(
+            [ast.Name(f"{name}_{p}", ast.Load()) for p in ("rows", "cols")], ast.Load()
+        )
 
 
 def _is_triangle_call(value: ast.expr) -> bool:

@@ -78,12 +78,14 @@ TABLE: dict[str, Rule] = {
 }
 
 
-def strong_zero_applies(rule: Rule, holes: dict[str, ast.expr], array_result: bool) -> bool:
-    """Whether ``rule``'s contributions need a zero-cotangent select on this call.
+def strong_zero_applies(rule: Rule, holes: dict[str, ast.expr], of_array: bool) -> bool:
+    """Whether ``rule``'s contributions need a zero-cotangent select on this call;
+    ``of_array``: the call computes an array, or one element of an array operation
+    (a loop ``normalize/scalarize.py`` fused, ``stmt.of_array``).
 
     A power with a constant exponent that is 0 or at least 1 has a bounded partial.
     """
-    if not rule.strong_zero or (rule.strong_zero == "arrays" and not array_result):
+    if not rule.strong_zero or (rule.strong_zero == "arrays" and not of_array):
         return False
     exponent = holes.get("y") if rule.name in ("**", "np.power") else None
     if isinstance(exponent, ast.Constant) and isinstance(exponent.value, (int, float)):

@@ -37,16 +37,14 @@ import ast
 
 from .astnodes import clone
 from .naming import Namer
+from .transform.effects import statement_lists
 
 
 def views_written_through(node: ast.FunctionDef) -> None:
     """Rewrite, in place, the views written in place of the module docstring in ``node``."""
     namer = Namer.for_tree(node)
-    for holder in list(ast.walk(node)):
-        for field in ("body", "orelse"):
-            block = getattr(holder, field, None)
-            if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
-                _rewrite_block(block, namer)
+    for block in statement_lists(node):
+        _rewrite_block(block, namer)
     ast.fix_missing_locations(node)
 
 

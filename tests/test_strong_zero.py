@@ -61,8 +61,13 @@ def masked_fractional_power(x):
     return np.sum(np.where(d > 0, d**0.25, 0.0))
 
 
+def masked_quotient_of_root(x):
+    d = (x - x[0]) ** 2  # an elementwise chain scalarized into one loop: d / sqrt(d) per element
+    return np.sum(np.where(d > 0, d / np.sqrt(d), 0.0))
+
+
 MASKED = [masked_self_distance, guarded_root, masked_self_log, masked_self_reciprocal]
-MASKED += [masked_self_angle, masked_fractional_power]
+MASKED += [masked_self_angle, masked_fractional_power, masked_quotient_of_root]
 
 POINTS = [np.array([1.0, 2.0, 0.5, -0.3]), np.array([-0.4, 0.9, 1.7, 0.2])]
 

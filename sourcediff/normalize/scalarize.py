@@ -171,6 +171,7 @@ class Scalarizer:
             self.element_statement(region, stmt, live, naming, body)
             for new in body[start:]:
                 _located(new, stmt)
+                new.of_array = True  # an element of an array operation (rules.strong_zero_applies)
         return body
 
     def element_statement(self, region, stmt, live, naming, body) -> None:

@@ -119,7 +119,8 @@ class ForwardBuilder:
         rule = rules.lookup(rules.rule_name(stmt.value))
         if rule is not None and rule.forward_refusal:
             raise ModeRefusedError(rule.forward_refusal, *getattr(stmt, "origin", ("<unknown>", 0)))
-        expr = self.tangent_expression(target, stmt.value, known_after(stmt))
+        of_array = getattr(stmt, "of_array", False)
+        expr = self.tangent_expression(target, stmt.value, known_after(stmt), of_array)
         if expr is None:
             return [_parse(f"{self.dot(target)} = {self.zero(target)}")]
         expr = simplify(expr)
@@ -152,9 +153,12 @@ class ForwardBuilder:
         """The tangent of ``name``, or None when it carries none."""
         return _name(self.dot(name)) if name in self.varied else None
 
-    def tangent_expression(self, target: str, value: ast.expr, known=None) -> ast.expr | None:
+    def tangent_expression(
+        self, target: str, value: ast.expr, known=None, of_array=False
+    ) -> ast.expr | None:
         """The tangent of ``target = value``; a partial whose call a number holds
-        (``known``, see ``analysis/known_calls.py``) reads the number."""
+        (``known``, see ``analysis/known_calls.py``) reads the number; ``of_array``: the
+        statement is one element of an array operation (``rules.strong_zero_applies``)."""
         if isinstance(value, ast.Name):
             return _name(self.dot(value.id)) if value.id in self.varied else None
         if ir.is_element_read(value):
@@ -184,7 +188,7 @@ class ForwardBuilder:
             else:
                 partial_expr = substitute_known(rules.instantiate(partial, holes), known)
                 term = ast.BinOp(partial_expr, ast.Mult(), arg_dot)
-                if rules.strong_zero_applies(rule, holes, array_result):
+                if rules.strong_zero_applies(rule, holes, array_result or of_array):
                     term = rules.zero_where_no_change(term, arg_dot, array_result)
                 terms.append(term)
         if not terms:

@@ -1189,7 +1189,10 @@ class _Writer:
                 self.emit(depth + 1, f"{acc} = min({acc}, {v} * {value})")
             elif form == "masked":
                 d = self.gap_name("d")
-                unbounded = self.rng.choice([f"np.sqrt({d})", f"np.log({d})", f"{d} ** 0.75"])
+                quotient = f"{d} / np.sqrt({d})"  # 0 / 0 at d[0]: both partials unbounded
+                unbounded = self.rng.choice(
+                    [f"np.sqrt({d})", f"np.log({d})", f"{d} ** 0.75", quotient]
+                )
                 self.emit(depth, f"{d} = ({vec} - {vec}[0]) ** 2  # {d}[0] is exactly 0")
                 self.emit(depth, f"{acc} = np.sum(np.where({d} > 0, {unbounded}, 0.0)) * {value}")
             elif form == "rows":
