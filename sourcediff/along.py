@@ -16,9 +16,10 @@ back). Rank 2 keeps its direct loops in ``sourcediff.special``.
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 from numba.extending import overload
+
+from .jitting import helper
 
 RANKS = (1, 3, 4)  # reductions: rank 2 has direct loops in sourcediff.special
 MAPPED_RANKS = (1, 2, 3, 4)  # line-by-line maps (cumulative sums and products)
@@ -41,15 +42,15 @@ def axis_orders(rank: int):
     for inverse in (False, True):
         namespace: dict = {}
         exec(_orders_source(rank, inverse), namespace)
-        made.append(numba.njit(namespace["order"]))
+        made.append(helper(namespace["order"], cache=False))
     return tuple(made)
 
 
 ORDERS = {rank: axis_orders(rank) for rank in MAPPED_RANKS}
 # All but the last length of a shape, per rank (Numba slices tuples by literals only).
 LEADING = {
-    3: numba.njit(lambda shape: (shape[0], shape[1])),
-    4: numba.njit(lambda shape: (shape[0], shape[1], shape[2])),
+    3: helper(cache=False)(lambda shape: (shape[0], shape[1])),
+    4: helper(cache=False)(lambda shape: (shape[0], shape[1], shape[2])),
 }
 
 

@@ -34,6 +34,7 @@ from numba.extending import overload, typeof_impl
 
 from . import pipeline
 from .errors import ArgumentError
+from .jitting import helper
 from .naming import Namer
 from .plan import AutoPlan
 from .sources import parameter_list
@@ -134,7 +135,7 @@ class Calling:
     overlaps: list
 
 
-@numba.njit(cache=True)
+@helper
 def memory_overlaps(a, b) -> bool:
     """Whether the bytes spanned by arrays ``a`` and ``b`` overlap (NumPy's
     ``may_share_memory``, which Numba lacks): a shared buffer, or interleaved views."""
@@ -154,7 +155,7 @@ def memory_overlaps(a, b) -> bool:
     return not (offset >= a.itemsize and g - offset >= b.itemsize)
 
 
-@numba.njit(cache=True)
+@helper
 def _stride_divisor(a, g):
     for n, stride in zip(a.shape, a.strides):
         if n > 1:
@@ -162,7 +163,7 @@ def _stride_divisor(a, g):
     return g
 
 
-@numba.njit(cache=True)
+@helper
 def _span(a):
     low = high = a.ctypes.data
     for n, stride in zip(a.shape, a.strides):

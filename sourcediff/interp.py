@@ -17,15 +17,16 @@ array([0. , 0.5, 0.5])
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 from numba import types
 from numba.extending import overload
 
+from .jitting import helper
+
 X, XP, FP = 0, 1, 2  # which argument a scatter differentiates
 
 
-@numba.njit(cache=True)
+@helper
 def _scatter(xs, gs, xp, fp, which):
     """Sum over the query points of ``g`` times the derivative of the interpolated value
     with respect to argument ``which``: per point for ``X``, per knot for ``XP``/``FP``."""
@@ -52,7 +53,7 @@ def _scatter(xs, gs, xp, fp, which):
     return out
 
 
-@numba.njit(cache=True)
+@helper
 def _knot_tangent(xs, xp, fp, tangent):
     """Per query point, the derivative of the value along the knots' tangent ``tangent``."""
     out = np.zeros(xs.shape[0])

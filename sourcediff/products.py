@@ -8,10 +8,11 @@ through SciPy's BLAS (a non-contiguous operand is copied first), others through 
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 from numba import types
 from numba.extending import overload
+
+from .jitting import helper
 
 
 def dot(a, b):
@@ -50,12 +51,12 @@ def _contiguous_overload(x):
     return lambda x: np.ascontiguousarray(x)
 
 
-@numba.njit(cache=True)
+@helper
 def _dot_blas(a, b):
     return np.dot(_contiguous(a), _contiguous(b))
 
 
-@numba.njit(cache=True)
+@helper
 def _dot_vv(a, b):
     total = 0.0
     for i in range(a.shape[0]):
@@ -63,7 +64,7 @@ def _dot_vv(a, b):
     return total
 
 
-@numba.njit(cache=True)
+@helper
 def _dot_mv(a, b):
     out = np.zeros(a.shape[0])
     for i in range(a.shape[0]):
@@ -74,7 +75,7 @@ def _dot_mv(a, b):
     return out
 
 
-@numba.njit(cache=True)
+@helper
 def _dot_mm(a, b):
     out = np.zeros((a.shape[0], b.shape[1]))
     for i in range(a.shape[0]):

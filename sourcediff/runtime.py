@@ -13,7 +13,6 @@ from plain Python, which is what ``jit=False`` does.
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 from numba import types
 from numba.extending import overload, register_jitable
@@ -34,6 +33,7 @@ from .interp import (  # noqa: F401 - for generated code
     interp_adjoint_xp,
     interp_tangent_xp,
 )
+from .jitting import helper
 from .products import dot, dot_adjoint_left, dot_adjoint_right  # noqa: F401 - generated code
 from .scans import (  # noqa: F401 - for generated code
     cumprod_along,
@@ -84,7 +84,7 @@ from .special_arrays import (  # noqa: F401 - for generated code
 from .stacked import matmul, matmul_adjoint_left, matmul_adjoint_right  # noqa: F401
 
 
-@numba.njit(cache=True)
+@helper
 def reserve(tape, needed):
     """``tape``, or a copy with room for at least ``needed`` values (capacity doubling)."""
     if needed <= tape.shape[0]:
@@ -132,7 +132,7 @@ def _sum_to(g, like):
     return lambda g, like: _sum_to_any_rank(g, like)
 
 
-@numba.njit(cache=True)
+@helper
 def _sum_rows_to_vector(g, like):
     """``sum_to`` of a matrix to a vector: the rows summed (a bias), everything summed
     (a vector of one), or the one column summed and spread."""
@@ -149,7 +149,7 @@ def _sum_rows_to_vector(g, like):
     return out
 
 
-@numba.njit(cache=True)
+@helper
 def _sum_vector_to_vector(g, like):
     """``sum_to`` of a vector to a vector: ``g`` itself, its sum, or its one element spread."""
     if g.shape[0] == like.shape[0]:
@@ -163,7 +163,7 @@ def _sum_vector_to_vector(g, like):
     return out
 
 
-@numba.njit(cache=True)
+@helper
 def _sum_to_same_rank(g, like):
     """``sum_to`` where ``g`` and ``like`` have one rank: ``g`` itself when the shapes agree."""
     if g.shape == like.shape:
@@ -171,7 +171,7 @@ def _sum_to_same_rank(g, like):
     return _sum_to_any_rank(g, like)
 
 
-@numba.njit(cache=True)
+@helper
 def _sum_to_any_rank(g, like):
     """``sum_to`` of arrays: rows summed when ``like`` is 1s then ``g``'s trailing axes
     (a bias, a keepdims mean), else the general broadcast reduction."""
@@ -188,7 +188,7 @@ def _sum_to_any_rank(g, like):
     return flat.reshape(like.shape)
 
 
-@numba.njit(cache=True)
+@helper
 def _trailing_size(g_shape, like_shape):
     """The size of ``like``'s shape when it is 1s then the same trailing axes as ``g``'s
     (so that ``g`` sums to it over whole rows), else 0."""
@@ -206,7 +206,7 @@ def _trailing_size(g_shape, like_shape):
     return size
 
 
-@numba.njit(cache=True)
+@helper
 def _padded(shape, ndim):
     """``shape`` (an int array) with leading 1s up to ``ndim`` axes."""
     out = np.ones(ndim, np.int64)
@@ -214,7 +214,7 @@ def _padded(shape, ndim):
     return out
 
 
-@numba.njit(cache=True)
+@helper
 def _multi_index(flat_index, shape, out):
     """The C-order multi-index of ``flat_index`` in ``shape``, written into ``out``."""
     for k in range(shape.shape[0] - 1, -1, -1):
@@ -222,7 +222,7 @@ def _multi_index(flat_index, shape, out):
         flat_index //= shape[k]
 
 
-@numba.njit(cache=True)
+@helper
 def _flat_index(index, shape, keep):
     """The C-order flat index in ``shape`` of ``index``, with axes not in ``keep`` at 0."""
     flat = 0
@@ -231,7 +231,7 @@ def _flat_index(index, shape, keep):
     return flat
 
 
-@numba.njit(cache=True)
+@helper
 def _reduce_flat(flat, g_shape, like_shape):
     """``flat`` (of shape ``g_shape``, C order) summed to ``like_shape``, flat in C order."""
     ndim = max(g_shape.shape[0], like_shape.shape[0])
@@ -361,7 +361,7 @@ def summed_lengths(start, stop, offset, slope):
 ADVANCE, TAKESHOT, RESTORE, REVERSE = 0, 1, 2, 3
 
 
-@numba.njit(cache=True)
+@helper
 def _beta(snapshots, repetitions):
     """How many steps ``snapshots`` states reverse with ``repetitions`` re-runs: C(s+t, s)."""
     result = 1
@@ -372,7 +372,7 @@ def _beta(snapshots, repetitions):
     return result
 
 
-@numba.njit(cache=True)
+@helper
 def _split(length, free):
     """Where binomial checkpointing places the next snapshot in a range of ``length`` steps."""
     repetitions = 0
@@ -388,7 +388,7 @@ def _split(length, free):
 _ACTION, _CONTROL, _SWEEP, _FRAMES = 0, 1, 2, 3
 
 
-@numba.njit(cache=True)
+@helper
 def revolve_schedule(steps, snapshots):
     """The binomial (revolve) schedule reversing ``steps`` loop iterations, made one
     action at a time by :func:`revolve_next`, in memory bounded by ``snapshots``: a
@@ -406,7 +406,7 @@ def revolve_schedule(steps, snapshots):
     return schedule
 
 
-@numba.njit(cache=True)
+@helper
 def revolve_next(schedule):
     """Put the schedule's next action in row 0, ``(action, first, last)``; False when
     none is left. ``ADVANCE`` runs iterations ``first..last-1`` of the primal,
@@ -449,7 +449,7 @@ def revolve_next(schedule):
     return _emit(schedule, ADVANCE, a, middle)
 
 
-@numba.njit(cache=True)
+@helper
 def _sweep_next(schedule):
     """The next action of reversing [a, b) from slot ``slot`` without free slots: for
     each j from b - 1 down to a, restore (but the first time), advance to j, reverse j."""
@@ -474,25 +474,25 @@ def _sweep_next(schedule):
     return _emit(schedule, REVERSE, j, 0)
 
 
-@numba.njit(cache=True)
+@helper
 def _emit(schedule, action, first, last):
     schedule[_ACTION, 0], schedule[_ACTION, 1], schedule[_ACTION, 2] = action, first, last
     return True
 
 
-@numba.njit(cache=True)
+@helper
 def _queue(schedule, action, first, last):
     schedule[_CONTROL, 1], schedule[_CONTROL, 2], schedule[_CONTROL, 3] = action, first, last
     schedule[_CONTROL, 4] = 1
 
 
-@numba.njit(cache=True)
+@helper
 def _push(schedule, row, a, b, slot, free, stage):
     schedule[row, 0], schedule[row, 1], schedule[row, 2] = a, b, slot
     schedule[row, 3], schedule[row, 4] = free, stage
 
 
-@numba.njit(cache=True)
+@helper
 def revolve_bytes(steps, snapshots):
     """The memory of :func:`revolve_schedule` reversing ``steps`` iterations (none for
     a loop that never ran: the reverse sweep skips it)."""

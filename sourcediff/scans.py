@@ -23,11 +23,11 @@ array([[2., 1.],
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 from numba.extending import overload
 
 from . import along
+from .jitting import helper
 from .special_arrays import cumprod_adjoint, cumprod_tangent
 
 
@@ -69,17 +69,17 @@ def _per_line(line_map, x, g, axis):
     return np.moveaxis(out.reshape(moved_x.shape), -1, axis)
 
 
-@numba.njit(cache=True)
+@helper
 def _cumsum_line(line, _unused):
     return np.cumsum(line)
 
 
-@numba.njit(cache=True)
+@helper
 def _cumprod_line(line, _unused):
     return np.cumprod(line)
 
 
-@numba.njit(cache=True)
+@helper
 def _reverse_cumsum_line(_unused, seed):
     out = np.empty(seed.shape[0])
     running = 0.0
@@ -89,12 +89,12 @@ def _reverse_cumsum_line(_unused, seed):
     return out
 
 
-@numba.njit(cache=True)
+@helper
 def _cumprod_adjoint_line(line, seed):
     return cumprod_adjoint(line, seed)
 
 
-@numba.njit(cache=True)
+@helper
 def _cumprod_tangent_line(line, seed):
     return cumprod_tangent(line, seed)
 
@@ -107,7 +107,7 @@ def _mapped(line_map, x):
 def _compiled(line_map, x):
     """The line map compiled for ``x``'s rank, or None."""
     mapped = _mapped(line_map, x)
-    return None if mapped is None else numba.njit(mapped)
+    return None if mapped is None else helper(mapped, cache=False)
 
 
 @overload(cumsum_along)
@@ -139,7 +139,7 @@ def _cumprod_along_tangent(x, t, axis):
     return compiled and (lambda x, t, axis: compiled(x, t, axis))
 
 
-@numba.njit(cache=True)
+@helper
 def _roll_blocks(shape, axis):
     """The array's shape as (lengths before ``axis``, along it, after it)."""
     axis = axis % len(shape)
@@ -152,7 +152,7 @@ def _roll_blocks(shape, axis):
     return before, shape[axis], after
 
 
-@numba.njit(cache=True)
+@helper
 def _roll_blocks_flat(flat, blocks, shift):
     """``flat`` (C order) seen as ``blocks`` = (before, along, after), rolled along the
     middle axis."""
@@ -184,14 +184,14 @@ def _roll_along(x, shift, axis):
     return impl
 
 
-@numba.njit(cache=True)
+@helper
 def _check_axis(axis, ndim):
     """NumPy's error for an axis the array does not have (never a wrapped-around axis)."""
     if axis < -ndim or axis >= ndim:
         raise ValueError("np.roll: axis is out of bounds for the array's dimension")
 
 
-@numba.njit(cache=True)
+@helper
 def _roll_vector(x, shift, axis):
     """``np.roll`` of a vector (its only axis, 0 or -1)."""
     _check_axis(axis, 1)
@@ -202,7 +202,7 @@ def _roll_vector(x, shift, axis):
     return out
 
 
-@numba.njit(cache=True)
+@helper
 def _roll_matrix(x, shift, axis):
     """``np.roll`` of a matrix along ``axis`` (0, 1, -1 or -2)."""
     _check_axis(axis, 2)

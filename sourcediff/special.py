@@ -20,9 +20,10 @@ from __future__ import annotations
 
 import math
 
-import numba
 import numpy as np
 from numba.extending import overload
+
+from .jitting import helper
 
 
 def _digamma(x):
@@ -43,7 +44,7 @@ def _digamma(x):
     return shift + result + math.log(x) - 0.5 / x - series
 
 
-_digamma_jit = numba.njit(_digamma)
+_digamma_jit = helper(_digamma, cache=False)
 
 
 def digamma(x):
@@ -71,7 +72,7 @@ def _prod_adjoint(x, g):
     return out.reshape(x.shape)
 
 
-_prod_adjoint_jit = numba.njit(_prod_adjoint)
+_prod_adjoint_jit = helper(_prod_adjoint, cache=False)
 
 
 def prod_adjoint(x, g):
@@ -233,7 +234,7 @@ def _diag_adjoint(x, g):
     return lambda x, g: _diag_into_jit(np.zeros(x.shape), g)
 
 
-_diag_into_jit = numba.njit(cache=True)(_diag_into)
+_diag_into_jit = helper(_diag_into)
 
 
 def covariance(x):
@@ -269,7 +270,7 @@ def _covariance_vector_tangent(x, t):
     return 2.0 * np.sum((x - np.mean(x)) * t) / (x.shape[0] - 1)
 
 
-@numba.njit(cache=True)
+@helper
 def _centred_rows(x):
     out = np.empty(x.shape)
     for i in range(x.shape[0]):
@@ -323,7 +324,7 @@ def sort_tangent(x, t):
     return np.take_along_axis(t, np.argsort(x, axis=-1), axis=-1)
 
 
-@numba.njit(cache=True)
+@helper
 def _sorted_rows(x, g, out, back):
     rows = x.reshape((-1, x.shape[-1]))
     flat_g = np.ascontiguousarray(g).reshape((-1, x.shape[-1]))

@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import math
 
-import numba
 import numpy as np
 from numba import types
 from numba.extending import overload
 
 from . import along
 from .adding import add_into  # noqa: F401 - named in HELPERS
+from .jitting import helper
 from .special import _prod_adjoint_jit as prod_line_adjoint
 from .special import digamma, prod_adjoint
 
@@ -265,7 +265,7 @@ def _on_diagonal(out, g, k):
     return out
 
 
-_on_diagonal_jit = numba.njit(cache=True)(_on_diagonal)
+_on_diagonal_jit = helper(_on_diagonal)
 
 
 @overload(diag_offset_adjoint)

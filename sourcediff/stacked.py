@@ -18,10 +18,10 @@ array([[18., 18.],
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 from numba.extending import overload
 
+from .jitting import helper
 from .products import dot, dot_adjoint_left, dot_adjoint_right
 
 
@@ -54,8 +54,8 @@ def _stacked(a, b):
 def _pick(x):
     """Matrix ``k`` of a stack, or the one matrix, chosen when Numba compiles."""
     if x.ndim == 3:
-        return numba.njit(lambda x, k: np.ascontiguousarray(x[k]))
-    return numba.njit(lambda x, k: np.ascontiguousarray(x))
+        return helper(cache=False)(lambda x, k: np.ascontiguousarray(x[k]))
+    return helper(cache=False)(lambda x, k: np.ascontiguousarray(x))
 
 
 def _add_at(x):
@@ -65,12 +65,12 @@ def _add_at(x):
         def into_stack(out, k, term):
             out[k] += term
 
-        return numba.njit(into_stack)
+        return helper(into_stack, cache=False)
 
     def into_matrix(out, k, term):
         out += term
 
-    return numba.njit(into_matrix)
+    return helper(into_matrix, cache=False)
 
 
 @overload(matmul)

@@ -36,6 +36,7 @@ from numba import types
 from numba.extending import intrinsic
 
 from .astnodes import clone
+from .jitting import helper
 
 HELPERS = ("exp", "tanh")
 # The calls rewritten, by dotted name. Not ``math``'s: from Python ``math.exp`` raises on
@@ -124,14 +125,14 @@ def _bits_of_float(typingctx, value):
     return types.int64(types.float64), codegen
 
 
-@numba.njit(inline="always")
+@helper(inline="always", cache=False)
 def _reduced(y):
     """``y = k ln2 + r`` with ``|r| <= ln2 / 2`` and ``k`` a whole number: ``(r, k)``."""
     k = (y * INV_LN2 + ROUNDER) - ROUNDER
     return (y - k * LN2_HIGH) - k * LN2_LOW, k
 
 
-@numba.njit(inline="always")
+@helper(inline="always", cache=False)
 def _expm1_small(r):
     """``expm1(r)`` for ``|r| <= ln2 / 2``: Taylor to degree 13 (error below 4e-18)."""
     p = 1.0 / 6227020800.0
@@ -149,7 +150,7 @@ def _expm1_small(r):
     return r * (1.0 + r * p)
 
 
-@numba.njit(inline="always")
+@helper(inline="always", cache=False)
 def _power_of_two(k):
     """``2.0 ** k`` for a whole float ``k`` from -1022 to 1023, built from its bits
     (no float-to-integer conversion, which AVX2 does not vectorize)."""
