@@ -46,12 +46,46 @@ def unshared_buffers(function: ast.FunctionDef, ranks: dict) -> set[str]:
     ``ranks``: of its arrays, so that ``u[i]`` is known to read a number, not a row."""
     params = {a.arg for a in function.args.args}
     candidates = {_allocated(s) for s in walk(function) if isinstance(s, ast.Assign)} - {None}
-    candidates -= params
+    # One walk: what disqualifies a name whatever the other candidates are, and the
+    # permutations, which keep their names only while all of them are still candidates.
+    disqualified, permutations = _disqualifications(function, ranks)
+    candidates -= params | disqualified
     while True:
-        kept = {name for name in candidates if _stays_own(function, name, candidates, ranks)}
+        kept = set(candidates)
+        for names, plain in permutations:
+            if not (plain and names <= candidates):
+                kept -= names
         if kept == candidates:
             return kept
         candidates = kept
+
+
+def _disqualifications(function: ast.FunctionDef, ranks) -> tuple[set[str], list]:
+    """The names some statement shares or lets escape, and the permutation statements as
+    (their names, whether plain ``a, b = (b, a)``)."""
+    disqualified: set[str] = set()
+    permutations = []
+    for node in walk(function):
+        if isinstance(node, ast.Assign):
+            bound = set().union(*(names_written(t) for t in node.targets))
+            if ir.is_permutation(node) and isinstance(node.value, ast.Tuple):
+                permutations.append((bound | every_name(node.value), _plain_permutation(node)))
+                continue
+            disqualified |= {n for n in bound if not _rebinds_own(node, n)}
+            disqualified |= _views(node.value, ranks) - bound
+        elif isinstance(node, (ast.For, ast.comprehension)):
+            disqualified |= names_written(node.target) | _views(node.iter, ranks)
+        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+            if called_name(node.value) not in NOT_KEEPING:
+                disqualified |= every_name(node.value)
+        elif isinstance(node, (ast.AnnAssign, ast.NamedExpr, ast.With, ast.Delete)):
+            disqualified |= every_name(node)
+    return disqualified, permutations
+
+
+def _rebinds_own(stmt: ast.Assign, name: str) -> bool:
+    """Whether ``stmt`` binds ``name`` to a fresh allocation or its own grown tape."""
+    return _allocated(stmt) == name or _reserved(stmt, name)
 
 
 def _allocated(stmt: ast.Assign) -> str | None:
@@ -67,36 +101,6 @@ def _allocated(stmt: ast.Assign) -> str | None:
     ):
         return None  # x.copy() of a list, x.fill(): methods, not NumPy's functions
     return stmt.targets[0].id
-
-
-def _stays_own(function: ast.FunctionDef, name: str, candidates: set[str], ranks) -> bool:
-    """Whether every binding and every use of ``name`` keeps its buffer its own."""
-    for node in walk(function):
-        if isinstance(node, ast.Assign):
-            if not _binding_keeps(node, name, candidates, ranks):
-                return False
-        elif isinstance(node, (ast.For, ast.comprehension)):
-            if name in names_written(node.target) or name in _views(node.iter, ranks):
-                return False
-        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
-            if name in every_name(node.value) and called_name(node.value) not in NOT_KEEPING:
-                return False
-        elif isinstance(node, (ast.AnnAssign, ast.NamedExpr, ast.With, ast.Delete)):
-            if name in every_name(node):
-                return False
-    return True
-
-
-def _binding_keeps(stmt: ast.Assign, name: str, candidates: set[str], ranks) -> bool:
-    """Whether ``stmt`` neither binds ``name`` to anything shared nor lets another name
-    (or a container) take its buffer."""
-    bound = set().union(*(names_written(t) for t in stmt.targets))
-    if ir.is_permutation(stmt) and isinstance(stmt.value, ast.Tuple):
-        names = bound | every_name(stmt.value)
-        return name not in names or (_plain_permutation(stmt) and names <= candidates)
-    if name in bound:
-        return _allocated(stmt) == name or _reserved(stmt, name)
-    return name not in _views(stmt.value, ranks)
 
 
 def _views(value: ast.expr, ranks: dict) -> set[str]:
