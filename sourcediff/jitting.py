@@ -7,7 +7,8 @@ every *caller*: Numba lowers the reference to a called dispatcher as a load from
 process-specific address, which only LLVM's optimizer deletes, and refuses to cache a
 function whose code still holds one ("uses dynamic globals"). So at ``NUMBA_OPT=0`` a
 helper is ``register_jitable`` instead: compiled into each caller, which is then cached.
-Both are the same Python source compiled by Numba; only the linkage differs.
+Both are the same Python source compiled by Numba; only the linkage differs. The level
+is read when sourcediff is imported: set ``NUMBA_OPT`` before that.
 """
 
 from __future__ import annotations
@@ -18,6 +19,9 @@ from numba.extending import register_jitable
 
 def _callers_need_overloads() -> bool:
     """Whether dispatchers would make their callers uncacheable (``NUMBA_OPT=0``)."""
+    # Numba reads its environment again before each compile: a NUMBA_OPT set after Numba
+    # was imported (a test harness, a notebook cell) is the level the code compiles at.
+    numba.core.config.reload_config()
     return int(numba.config.OPT) == 0
 
 

@@ -51,26 +51,34 @@ def _stacked(a, b):
     return max(a.ndim, b.ndim) == 3 and min(a.ndim, b.ndim) >= 2
 
 
+@helper
+def _matrix_of_stack(x, k):
+    return np.ascontiguousarray(x[k])
+
+
+@helper
+def _the_matrix(x, k):
+    return np.ascontiguousarray(x)
+
+
+@helper
+def _add_into_stack(out, k, term):
+    out[k] += term
+
+
+@helper
+def _add_into_matrix(out, k, term):
+    out += term
+
+
 def _pick(x):
     """Matrix ``k`` of a stack, or the one matrix, chosen when Numba compiles."""
-    if x.ndim == 3:
-        return helper(cache=False)(lambda x, k: np.ascontiguousarray(x[k]))
-    return helper(cache=False)(lambda x, k: np.ascontiguousarray(x))
+    return _matrix_of_stack if x.ndim == 3 else _the_matrix
 
 
 def _add_at(x):
     """``out[k] += term`` for a stack, ``out += term`` for one matrix (summed over k)."""
-    if x.ndim == 3:
-
-        def into_stack(out, k, term):
-            out[k] += term
-
-        return helper(into_stack, cache=False)
-
-    def into_matrix(out, k, term):
-        out += term
-
-    return helper(into_matrix, cache=False)
+    return _add_into_stack if x.ndim == 3 else _add_into_matrix
 
 
 @overload(matmul)

@@ -6,6 +6,8 @@ import subprocess
 import sys
 import textwrap
 
+import numpy as np
+
 SCRIPT = textwrap.dedent(
     """
     import json, sys
@@ -105,3 +107,40 @@ def test_a_caller_of_an_outlined_helper_loads_from_the_cache(tmp_path):
     assert second["transforms"] == 0, "the second process transformed again"
     assert second["cache_misses"] == 0 and second["cache_hits"] == 1, "it compiled again"
     assert second["grad"] == first["grad"]
+
+
+def _taped_and_broadcast(x, b, n):
+    """A while loop (its tape grows through ``reserve``) and a broadcast operand (its
+    adjoint goes through ``sum_to``): generated code calling compiled helpers."""
+    s = 0.0
+    k = 0
+    while k < n:
+        s = s + np.sum(np.sin(x * b)) * s + 0.5
+        k += 1
+    return s
+
+
+def test_generated_code_calling_helpers_can_be_cached():
+    # At NUMBA_OPT=0 (this suite's default) a helper called as a dispatcher is a dynamic
+    # global in its caller, which Numba then refuses to cache: every process compiled
+    # every derivative again (sourcediff/jitting.py). The caller's machine code must
+    # hold none, at every optimization level.
+    import sourcediff as sd
+    from sourcediff import pipeline
+
+    x, b = np.array([0.3, -0.7, 1.1]), np.array([0.9])
+    grad_x, grad_b = sd.grad(_taped_and_broadcast, argnums=(0, 1))(x, b, 3)
+    # Closed form: s1 = 0.5, s2 = (1 + S) s1 + 0.5, s3 = (1 + S) s2 + 0.5 with
+    # S = sum(sin(x b)), so s3 = 0.5 (1 + S)^2 + 0.5 (1 + S) + 0.5, ds3/dS = S + 1.5.
+    S = np.sum(np.sin(x * b))
+    np.testing.assert_allclose(grad_x, (S + 1.5) * np.cos(x * b) * b, rtol=1e-12)
+    np.testing.assert_allclose(grad_b, [(S + 1.5) * np.sum(np.cos(x * b) * x)], rtol=1e-12)
+    compiled = [
+        d
+        for d in pipeline._COMPILED.values()
+        if getattr(d, "py_func", None) is not None and "_taped_and_broadcast" in d.__name__
+    ]
+    assert compiled
+    for dispatcher in compiled:
+        for result in dispatcher.overloads.values():
+            assert not result.library.has_dynamic_globals, dispatcher.__name__
