@@ -30,16 +30,40 @@ def walk(tree: ast.AST) -> list[ast.AST]:
     """Every node of ``tree``, itself first, breadth first, without ``ctx`` markers."""
     nodes = [tree]
     append = nodes.append
+    child_fields = _CHILD_FIELDS
     for node in nodes:  # grows while it is read: breadth first, as ast.walk
-        for field in node._fields:
+        fields = child_fields.get(node.__class__)
+        if fields is None:
+            fields = _child_fields_of(node.__class__)
+        for field in fields:
             value = getattr(node, field, None)
             if value.__class__ is list:
                 for item in value:
                     if isinstance(item, _AST):
                         append(item)
-            elif isinstance(value, _AST) and field != "ctx":
+            elif isinstance(value, _AST):
                 append(value)
     return nodes
+
+
+# Fields that never hold a node in Python's grammar (identifiers, constants, flags) and
+# the ``ctx`` marker: skipping them by name makes a ``Name`` or ``Constant`` cost nothing.
+_LEAF_FIELDS = frozenset(
+    ("ctx", "id", "attr", "arg", "name", "n", "s", "kind", "type_comment", "module")
+    + ("level", "is_async", "conversion", "simple", "text")
+)
+_CONSTANT_CLASSES = (ast.Constant, ast.MatchSingleton)
+
+#: Per node class, the fields :func:`walk` looks into (the cache fills as classes appear).
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _child_fields_of(cls: type) -> tuple[str, ...]:
+    """The fields of ``cls`` that may hold nodes, remembered for the next node."""
+    leaves = _LEAF_FIELDS | {"value"} if issubclass(cls, _CONSTANT_CLASSES) else _LEAF_FIELDS
+    fields = tuple(f for f in cls._fields if f not in leaves)
+    _CHILD_FIELDS[cls] = fields
+    return fields
 
 
 def clone(tree):
