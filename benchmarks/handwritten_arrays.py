@@ -11,7 +11,9 @@ would know about its kernel, and stores only what its reverse sweep needs:
   ``A`` is a polynomial in ``L``, so the two commute and
   ``d A^m / d alpha = m L A^(m-1)``: the derivative in ``alpha`` needs only the
   state before the last step, which the primal's second buffer holds anyway.
-  Cost: one primal sweep plus one adjoint sweep, O(n) memory.
+  Cost: one primal sweep plus one adjoint sweep, O(n) memory. ``heat_grad_store``
+  is what a tape-based tool stores, by hand: every state in one (steps+1, n) array,
+  read back by the reverse sweep (the fair bar for a general AD tool).
 * ``wave``: the adjoint of leapfrog is again a leapfrog on the adjoint fields,
   needing no state; the derivative in ``c`` needs ``L u_k`` at every step.
   ``wave_grad`` has the forward sweep write every state straight into one
@@ -119,6 +121,47 @@ def heat_grad(u0, alpha, steps):
         y, w = w, y
     y[0] = left
     y[n - 1] = right
+    return s, y, alpha_bar
+
+
+@numba.njit(cache=True)
+def heat_grad_store(u0, alpha, steps):
+    """:func:`heat_grad` as a tape-based tool would do it, written by an expert: the
+    forward sweep writes every state into one (steps+1, n) array and the reverse sweep
+    reads it back, applying ``A^T`` and summing ``y . L u_k`` for ``alpha``. It uses
+    nothing specific to this kernel (no commuting of ``A`` and ``L``)."""
+    n = u0.shape[0]
+    states = np.empty((steps + 1, n))
+    states[0] = u0
+    for k in range(steps):
+        u = states[k]
+        v = states[k + 1]
+        v[0] = u[0]
+        v[n - 1] = u[n - 1]
+        for i in range(1, n - 1):
+            v[i] = u[i] + alpha * (u[i - 1] - 2.0 * u[i] + u[i + 1])
+    final = states[steps]
+    s = 0.0
+    for i in range(n):
+        s += final[i] * final[i]
+    y = 2.0 * final
+    if n < 3:  # no interior: every step copies the state
+        return s, y, 0.0
+    w = np.empty(n)
+    centre = 1.0 - 2.0 * alpha
+    alpha_bar = 0.0
+    for k in range(steps - 1, -1, -1):
+        u = states[k]
+        left = y[0] + alpha * y[1]  # the fixed ends copy, and feed the first interior points
+        right = y[n - 1] + alpha * y[n - 2]
+        y[0] = 0.0
+        y[n - 1] = 0.0
+        for i in range(1, n - 1):
+            alpha_bar += y[i] * (u[i - 1] - 2.0 * u[i] + u[i + 1])
+            w[i] = centre * y[i] + alpha * (y[i - 1] + y[i + 1])
+        w[0] = left
+        w[n - 1] = right
+        y, w = w, y
     return s, y, alpha_bar
 
 
@@ -595,6 +638,7 @@ ARGNUMS = {
 
 #: Alternative storage strategies, checked too and timed by ``--time``.
 ALTERNATIVES = {
+    "heat": {"linear-operator identity": heat_grad, "store states": heat_grad_store},
     "wave": {"store states": wave_grad, "rebuild states backwards": wave_grad_rebuild},
     "nbody": {"recompute pair geometry": nbody_grad, "store pair factors": nbody_grad_pairs},
 }
@@ -692,7 +736,8 @@ def time_alternatives():
 
     import kernels_arrays as k
 
-    sizes = {"wave": k.wave_args(200, 500), "nbody": k.nbody_args(16, 200)}
+    sizes = {"heat": k.heat_args(200, 500), "wave": k.wave_args(200, 500)}
+    sizes["nbody"] = k.nbody_args(16, 200)
     for name, variants in ALTERNATIVES.items():
         args = sizes[name]
         for label, grad in variants.items():

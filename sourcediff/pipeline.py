@@ -72,6 +72,7 @@ from .transform.forward import build_tangent
 from .transform.reverse import AdjointSpec, build_adjoint
 from .transform.signature import written_params
 from .vector_math import with_vector_math
+from .view_writes import writes_through_typed_views
 
 STAGES = (
     "parse",  # the function and its call tree (parse.py, fence.py)
@@ -310,6 +311,7 @@ def typed(nf: NormalizedFunction, parsed: ParsedFunction, request: Request) -> T
     prepare_outlined(nf.node, types, parsed.customs())
     _dump("types", "\n".join(f"{k}: {v}" for k, v in sorted(types.variables.items())))
     resolve_inplace_updates(nf.node, types)
+    writes_through_typed_views(nf.node, types)  # row = B[i]; row *= s writes B
     complete_indices(nf.node, types)
     check_aliasing(nf.node, types, nf.filename)
     copy_written_views(nf.node, types, nf.namer)

@@ -9,8 +9,9 @@ expression, and the binding goes. A loop over the rows of an array written throu
 name can be a number: ``v = x[i]; v *= 2`` rebinds ``v`` when ``x`` is a vector, so
 ``name op= v`` counts as a write into the view only for a view with a slice
 (``A[1:-1]``, ``A[i, :]``), and an element write only for a view by integers (``row[0]
-= v`` after ``row = A[i]`` is ``A[i, 0] = v``); ``row = A[i]; row *= s`` is still
-refused, clearly.
+= v`` after ``row = A[i]`` is ``A[i, 0] = v``). ``row = A[i]; row *= s`` waits for the
+types (:func:`writes_through_typed_views`, in the types stage), and ``for row in M: row
++= b`` binds ``row = M[row_index]`` first, for it.
 
 >>> f = ast.parse('''
 ... def f(A, s, b):
@@ -35,7 +36,7 @@ from __future__ import annotations
 
 import ast
 
-from .astnodes import clone
+from .astnodes import clone, names_written, walk
 from .naming import Namer
 from .transform.effects import statement_lists
 
@@ -174,10 +175,107 @@ def _loop_over_rows(loop: ast.For, namer: Namer) -> None:
     if not (isinstance(loop.target, ast.Name) and isinstance(loop.iter, ast.Name)):
         return
     row, array = loop.target.id, loop.iter.id
-    if loop.orelse or {row, array} & _rebound(loop.body) or not _writes_into(row, loop.body, False):
+    if loop.orelse or {row, array} & _rebound(loop.body):
+        return
+    by_element = _writes_into(row, loop.body, False)
+    if not (by_element or _augmented(row, loop.body)):
         return
     index = namer.fresh(f"{row}_index")
     loop.target = ast.Name(index, ast.Store())
     loop.iter = ast.parse(f"range({array}.shape[0])", mode="eval").body
     view = ast.Subscript(ast.Name(array, ast.Load()), ast.Name(index, ast.Load()), ast.Load())
-    _spell_as(row, view, loop.body)
+    if by_element:  # an array's row: spelled as what it views
+        _spell_as(row, view, loop.body)
+    else:  # ``row op= v``: a row written in place, or a number rebound (the types say)
+        binding = ast.Assign([ast.Name(row, ast.Store())], view, lineno=loop.lineno)
+        loop.body.insert(0, ast.copy_location(binding, loop))
+
+
+def writes_through_typed_views(node: ast.FunctionDef, types) -> None:
+    """Rewrite, in place, writes into a name bound to a view of an array, now that the
+    types say the name is an array: ``row = B[i]`` then ``row[...] = t`` (what ``row *= s``
+    became) is ``B[i] = t``, and ``row[k] = v`` is ``B[i, k] = v`` when the view is by
+    integers. ``row`` is read again from ``B`` after the write when something reads it.
+
+    >>> f = ast.parse("def f(B, s):\\n    row = B[1]\\n    t = row * s\\n    row[...] = t\\n"
+    ...               "    row[0] = s\\n    return row").body[0]
+    >>> class Arrays:
+    ...     def __getitem__(self, name):
+    ...         return types_module.VarType("array" if name in "B row t" else "float")
+    >>> from .analysis import types as types_module
+    >>> writes_through_typed_views(f, Arrays())
+    >>> print(ast.unparse(f))
+    def f(B, s):
+        row = B[1]
+        t = row * s
+        B[1] = t
+        row = B[1]
+        B[1, 0] = s
+        row = B[1]
+        return row
+    """
+    read = {n.id for n in walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    for block in statement_lists(node):
+        _typed_block(block, types, read)
+
+
+def _typed_block(block: list[ast.stmt], types, read: set[str]) -> None:
+    views: dict[str, ast.Subscript] = {}  # name -> the view of an array it is bound to
+    k = 0
+    while k < len(block):
+        stmt = block[k]
+        through = _write_through(stmt, views)
+        if through is not None:
+            name = stmt.targets[0].value.id
+            stmt.targets = [through]
+            if name in read:  # the name is the view again, its elements changed
+                block.insert(k + 1, ast.copy_location(_binding(name, views[name]), stmt))
+                k += 1
+            k += 1
+            continue
+        bound = names_written(stmt)
+        views = {n: v for n, v in views.items() if not ({n} | _names_in(v)) & bound}
+        binding = _view_binding(stmt)
+        if binding is not None and _typed_view(*binding, types):
+            views[binding[0]] = binding[1]
+        k += 1
+
+
+def _typed_view(name: str, view: ast.Subscript, types) -> bool:
+    """Whether ``name = view`` binds a view (not a copy): an array indexed by integers
+    and slices alone (no index array, mask, ``None`` or ``...``)."""
+    if types[name].kind != "array" or types[view.value.id].kind != "array":
+        return False
+    atoms = [a for part in _parts(view) for a in _atoms(part) if a is not None]
+    names = [a for a in atoms if isinstance(a, ast.Name)]
+    numbers = [a for a in atoms if isinstance(a, ast.Constant)]
+    plain = all(type(a.value) is int for a in numbers) and len(names) + len(numbers) == len(atoms)
+    return plain and all(types[a.id].kind == "int" for a in names)
+
+
+def _write_through(stmt: ast.stmt, views: dict[str, ast.Subscript]) -> ast.Subscript | None:
+    """The write into the viewed array that ``name[index] = v`` is, for a name in
+    ``views``: the view itself for ``name[...]``, the indices joined when the view is by
+    integers alone; else None."""
+    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1):
+        return None
+    target = stmt.targets[0]
+    if not (isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name)):
+        return None
+    view = views.get(target.value.id)
+    if view is None:
+        return None
+    if isinstance(target.slice, ast.Constant) and target.slice.value is Ellipsis:
+        return ast.Subscript(clone(view.value), clone(view.slice), ast.Store())
+    if any(isinstance(part, ast.Slice) for part in _parts(view)):
+        return None  # a slice's own indices: not joined (the write stays refused)
+    index = [clone(p) for p in _parts(view)] + [clone(p) for p in _parts(target)]
+    return ast.Subscript(clone(view.value), ast.Tuple(index, ast.Load()), ast.Store())
+
+
+def _binding(name: str, view: ast.Subscript) -> ast.Assign:
+    return ast.Assign([ast.Name(name, ast.Store())], clone(view), lineno=0)
+
+
+def _names_in(view: ast.Subscript) -> set[str]:
+    return {n.id for n in walk(view) if isinstance(n, ast.Name)}

@@ -49,10 +49,11 @@ OUTLINE_SAMPLE = (33, 9)
 
 # Seeds whose programs (with ``extras=True``) hold each construct of tests/fuzzing/extras.py:
 # masks with & | ^ ~, max/min of many, np.fmod/fmax/fmin, views written by a helper (84);
-# defaults left out, a functools.wraps helper, a loop with else, max/min of many (187);
-# pass statements, inverse hyperbolics, a loop with else (189); masks of the matrix's own
-# shape set in place, np.diff with n= and axis= (279).
-EXTRA_SAMPLE = (84, 187, 189, 279)
+# pass statements, inverse hyperbolics, a row of the matrix bound to a name and written in
+# place through it (189); masks of the matrix's own shape set in place, np.diff with n= and
+# axis=, a loop with else (279); defaults left out, a functools.wraps helper (446). The
+# first two also run compiled (tests/test_fuzz.py).
+EXTRA_SAMPLE = (84, 189, 279, 446)
 
 
 def run_program(seed: int, folder: Path, jit: bool, selected, gaps=False, extras=False) -> None:

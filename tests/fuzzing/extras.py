@@ -5,8 +5,9 @@ inverse hyperbolic functions (``math`` and NumPy), ``np.fmod``/``fmax``/``fmin``
 wrapped by a ``functools.wraps`` decorator, a helper called with some of its defaults
 left out or given by keyword, ``for``/``while`` loops with ``else``, and masks combined
 with ``&``, ``|``, ``^``, ``~``, views passed to a helper that writes into them, and
-masks of the matrix's own shape (read, and set to a number in a copy or in place), and
-``np.diff`` with ``n=`` and ``axis=``.
+masks of the matrix's own shape (read, and set to a number in a copy or in place),
+``np.diff`` with ``n=`` and ``axis=``, and rows of the matrix written in place through a
+name (``row = m[k]; row *= s``, ``for row in m: row += v``).
 Each adds to a
 float the program already has, so the rest of the program is the one the seed gives
 without them, and every seed without ``extras`` keeps its program.
@@ -49,6 +50,7 @@ def extra_construct(writer, depth: int) -> None:
             views_to_writing_helper,
             matrix_masks,
             differences_along_axes,
+            rows_written_in_place,
         ]
         writer.rng.choice(forms)(writer, depth)
     finally:
@@ -228,3 +230,22 @@ def differences_along_axes(writer, depth: int) -> None:
     )
     writer.emit(depth, f"{writer.sum_target()} np.sum({call} ** 2) * {s}")
     writer.tags.add("differences_along_axes")
+
+
+def rows_written_in_place(writer, depth: int) -> None:
+    """A row of the matrix bound to a name and changed in place through it (``row =
+    m[2]; row *= s``), or every row in a loop (``for row in m: row += 0.5 * a``), the row
+    read after the write; then the matrix read."""
+    vec, s = writer.rng.choice(writer.vectors), writer.scalar(1)
+    row = extra_name(writer, "row")
+    update = writer.rng.choice(["*=", "+=", "-="])
+    if writer.rng.random() < 0.5:
+        writer.emit(depth, f"{row} = m[{writer.rng.randrange(4)}]")
+        writer.emit(depth, f"{row} {update} {s}")
+        writer.emit(depth, f"{writer.sum_target()} np.sum({row} * {vec})")
+    else:
+        writer.emit(depth, f"for {row} in m:")
+        writer.emit(depth + 1, f"{row} {update} 0.5 * np.sin({vec})")
+        writer.emit(depth + 1, f"{writer.sum_target()} {row}[0] * {s}")
+    writer.emit(depth, f"{writer.sum_target()} np.sum(m * m)")
+    writer.tags.add("rows_written_in_place")
