@@ -49,10 +49,11 @@ OUTLINE_SAMPLE = (33, 9)
 
 # Seeds whose programs (with ``extras=True``) hold each construct of tests/fuzzing/extras.py:
 # masks with & | ^ ~, max/min of many, np.fmod/fmax/fmin, views written by a helper (84);
-# pass statements, inverse hyperbolics, a row of the matrix bound to a name and written in
-# place through it (189); masks of the matrix's own shape set in place, np.diff with n= and
-# axis=, a loop with else (279); defaults left out, a functools.wraps helper (446). The
-# first two also run compiled (tests/test_fuzz.py).
+# pass statements, inverse hyperbolics, rows gathered by an index array and written in place
+# (189: a copy; a row view written through its name is in tests/test_row_views.py); masks of
+# the matrix's own shape set in place, np.diff with n= and axis=, a loop with else (279);
+# defaults left out, a functools.wraps helper (446). The first two also run compiled
+# (tests/test_fuzz.py).
 EXTRA_SAMPLE = (84, 189, 279, 446)
 
 

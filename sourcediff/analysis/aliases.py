@@ -31,8 +31,9 @@ def _base(value: ast.expr, types: TypeTable) -> str:
         return value.id
     if ir.is_element_read(value) and types[value.value.id].kind == "array":
         parts = value.slice.elts if isinstance(value.slice, ast.Tuple) else [value.slice]
-        if any(isinstance(p, ast.Slice) for p in parts):
-            return value.value.id
+        gathered = any(isinstance(p, ast.Name) and types[p.id].kind == "array" for p in parts)
+        if any(isinstance(p, ast.Slice) for p in parts) and not gathered:  # an index array
+            return value.value.id  # or a mask makes a copy, whatever else indexes
     if isinstance(value, ast.Call) and rules.call_path(value.func) in VIEWS and value.args:
         first = value.args[0]
         return first.id if isinstance(first, ast.Name) else ""

@@ -233,14 +233,16 @@ def differences_along_axes(writer, depth: int) -> None:
 
 
 def rows_written_in_place(writer, depth: int) -> None:
-    """A row of the matrix bound to a name and changed in place through it (``row =
-    m[2]; row *= s``), or every row in a loop (``for row in m: row += 0.5 * a``), the row
-    read after the write; then the matrix read."""
+    """A row or rows of the matrix bound to a name and changed in place through it (``row
+    = m[1]; row *= s``; ``m[EDGE]``, a gather, is a copy the write leaves ``m`` out of), or
+    every row in a loop (``for row in m: row += 0.5 * a``), the row read after the write;
+    then the matrix read."""
     vec, s = writer.rng.choice(writer.vectors), writer.scalar(1)
     row = extra_name(writer, "row")
     update = writer.rng.choice(["*=", "+=", "-="])
     if writer.rng.random() < 0.5:
-        writer.emit(depth, f"{row} = m[{writer.rng.randrange(4)}]")
+        view = writer.rng.choice(["m[0]", "m[1]", "m[3]", "m[1:3]", "m[EDGE]"])  # EDGE: a copy
+        writer.emit(depth, f"{row} = {view}")
         writer.emit(depth, f"{row} {update} {s}")
         writer.emit(depth, f"{writer.sum_target()} np.sum({row} * {vec})")
     else:
