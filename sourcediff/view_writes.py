@@ -182,7 +182,10 @@ def _loop_over_rows(loop: ast.For, namer: Namer) -> None:
         return
     index = namer.fresh(f"{row}_index")
     loop.target = ast.Name(index, ast.Store())
-    loop.iter = ast.parse(f"range({array}.shape[0])", mode="eval").body
+    rows = ast.parse(f"range({array}.shape[0])", mode="eval").body
+    for part in walk(rows):  # a refusal of it names the loop's line, not the parse's
+        ast.copy_location(part, loop.iter)
+    loop.iter = rows
     view = ast.Subscript(ast.Name(array, ast.Load()), ast.Name(index, ast.Load()), ast.Load())
     if by_element:  # an array's row: spelled as what it views
         _spell_as(row, view, loop.body)

@@ -139,3 +139,17 @@ def test_a_gathered_copy_written_in_place_leaves_its_array(jit):
     np.testing.assert_allclose(grad_b[:2], 2.0 * s * B[[1, 0]], rtol=1e-14)
     np.testing.assert_array_equal(grad_b[2], 0.0)
     assert grad_s == pytest.approx(2.0 * np.sum(B[0] * B[1]), rel=1e-14)
+
+
+def numbers_of_a_tuple(x, c):
+    t = (x, 2.0 * x, 0.5)
+    s = 0.0
+    for v in t:
+        v += c
+        s += v * v
+    return s
+
+
+def test_a_tuple_loop_rebinding_its_variable_is_refused_at_its_line():
+    with pytest.raises(sd.SourceDiffError, match=r"test_row_views\.py:147: the tuple 't'"):
+        sd.grad(numbers_of_a_tuple, argnums=(0, 1), jit=False)(1.5, 0.2)
