@@ -153,6 +153,25 @@ def numpy_tril_indices(n, k=0):
 
 
 #: NumPy's name -> its definition here.
+def numpy_matrix_power(a, n):
+    """``np.linalg.matrix_power(a, n)`` of a square matrix and an integer ``n >= 0``, by
+    repeated squaring: about ``2 log2(n)`` products."""
+    if a.ndim != 2 or a.shape[0] != a.shape[1]:
+        raise ValueError("np.linalg.matrix_power: only a square matrix is supported")
+    if n < 0:
+        raise ValueError("np.linalg.matrix_power: only n >= 0 is supported (invert first)")
+    result = np.eye(a.shape[0])
+    base = a
+    k = n
+    while k > 0:
+        if k % 2 == 1:
+            result = result @ base
+        k = k // 2
+        if k > 0:
+            base = base @ base
+    return result
+
+
 LIBRARY = {
     "trapezoid": numpy_trapezoid,
     "trapz": numpy_trapezoid,
@@ -169,8 +188,8 @@ LIBRARY = {
     "tril_indices": numpy_tril_indices,
 }
 
-#: ``np.ufunc.method`` -> its definition here.
-UFUNC_METHODS = {("add", "at"): numpy_add_at}
+#: ``np.ufunc.method`` and ``np.submodule.function`` -> its definition here.
+UFUNC_METHODS = {("add", "at"): numpy_add_at, ("linalg", "matrix_power"): numpy_matrix_power}
 
 #: The definitions by their own names (what the rewritten calls resolve to).
 DEFINITIONS = {f.__name__: f for f in [*LIBRARY.values(), *UFUNC_METHODS.values()]}

@@ -48,13 +48,12 @@ GAP_SAMPLE = (14, 20, 29, 43, 560, 99, 3279, 25, 48, 88, 110)
 OUTLINE_SAMPLE = (33, 9)
 
 # Seeds whose programs (with ``extras=True``) hold each construct of tests/fuzzing/extras.py:
-# masks with & | ^ ~, max/min of many, np.fmod/fmax/fmin, views written by a helper (84);
-# pass statements, inverse hyperbolics, rows gathered by an index array and written in place
-# (189: a copy; a row view written through its name is in tests/test_row_views.py); masks of
-# the matrix's own shape set in place, np.diff with n= and axis=, a loop with else (279);
-# defaults left out, a functools.wraps helper (446). The first two also run compiled
-# (tests/test_fuzz.py).
-EXTRA_SAMPLE = (84, 189, 279, 446)
+# np.linalg.matrix_power, views written by a helper, a functools.wraps helper (5); masks
+# with & | ^ ~, inverse hyperbolics, masks of the matrix's own shape, the rows of the matrix
+# written in place in a loop (73: ``for row in m: row -= ...``); a loop with else, pass
+# statements, np.fmod/fmax/fmin (384); defaults left out, np.diff with n= and axis=, max/min
+# of many (642). The first two also run compiled (tests/test_fuzz.py).
+EXTRA_SAMPLE = (5, 73, 384, 642)
 
 
 def run_program(seed: int, folder: Path, jit: bool, selected, gaps=False, extras=False) -> None:

@@ -36,7 +36,12 @@ def gridded(x, y):
     return np.sum(gx * gy * gy) + np.sum(np.sin(ix) * iy) + np.float64(x[0]) * np.float32(2.0)
 
 
+def powered(a, n):
+    return np.sum(np.linalg.matrix_power(a, n) * np.arange(9.0).reshape(3, 3))
+
+
 X = np.array([0.3, -0.7, 1.1, 0.5, 0.05])
+M = np.array([[0.5, 0.1, -0.2], [0.3, 0.4, -0.1], [-0.1, 0.2, 0.6]])
 Y = np.array([0.2, 0.9, -0.4])
 CASES = [
     (integrals, (X, np.linspace(0.0, 1.0, 5)), (0, 1)),
@@ -45,6 +50,7 @@ CASES = [
     (crossed, (X[:3], Y), (0, 1)),
     (tiled, (X,), 0),
     (gridded, (X, Y), (0, 1)),
+    (powered, (M, 7), 0),
 ]
 
 
@@ -65,3 +71,20 @@ def test_ranks_not_covered_raise():
         sd.jit(median_of_matrix)(np.ones((2, 3)))
     with pytest.raises(ValueError, match="np.median: only a 1-D array"):
         sd.vjp(median_of_matrix, np.ones((2, 3)))
+
+
+@pytest.mark.parametrize("policy", ["store", "recompute", sd.Checkpoint(snapshots=2), "auto"])
+def test_matrix_power_matches_its_closed_form(policy):
+    """d/dA sum(W * A^n) = sum over k < n of (A^k)^T W (A^(n-1-k))^T, for n = 0 ... 6."""
+    weights = np.arange(9.0).reshape(3, 3)
+    powers = [np.linalg.matrix_power(M, k) for k in range(7)]
+    for n in range(7):
+        terms = [powers[k].T @ weights @ powers[n - 1 - k].T for k in range(n)]
+        want = sum(terms, np.zeros((3, 3)))
+        got = sd.grad(powered, policy=policy, jit=False)(M, n)
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-15)
+
+
+def test_matrix_power_of_a_negative_exponent_raises():
+    with pytest.raises(ValueError, match="matrix_power: only n >= 0"):
+        sd.grad(powered, jit=False)(M, -1)

@@ -7,7 +7,8 @@ left out or given by keyword, ``for``/``while`` loops with ``else``, and masks c
 with ``&``, ``|``, ``^``, ``~``, views passed to a helper that writes into them, and
 masks of the matrix's own shape (read, and set to a number in a copy or in place),
 ``np.diff`` with ``n=`` and ``axis=``, and rows of the matrix written in place through a
-name (``row = m[k]; row *= s``, ``for row in m: row += v``).
+name (``row = m[k]; row *= s``, ``for row in m: row += v``), and
+``np.linalg.matrix_power``.
 Each adds to a
 float the program already has, so the rest of the program is the one the seed gives
 without them, and every seed without ``extras`` keeps its program.
@@ -51,6 +52,7 @@ def extra_construct(writer, depth: int) -> None:
             matrix_masks,
             differences_along_axes,
             rows_written_in_place,
+            matrix_powers,
         ]
         writer.rng.choice(forms)(writer, depth)
     finally:
@@ -251,3 +253,13 @@ def rows_written_in_place(writer, depth: int) -> None:
         writer.emit(depth + 1, f"{writer.sum_target()} {row}[0] * {s}")
     writer.emit(depth, f"{writer.sum_target()} np.sum(m * m)")
     writer.tags.add("rows_written_in_place")
+
+
+def matrix_powers(writer, depth: int) -> None:
+    """``np.linalg.matrix_power`` of the matrix, scaled so that its powers stay bounded,
+    to an exponent from 0 to 5 (a constant or the program's int plus one)."""
+    power = writer.rng.choice(["0", "1", "2", "3", "5", "n + 1"])
+    scale = writer.rng.choice(["0.3", "0.2 * np.tanh(m)"])
+    powered = f"np.linalg.matrix_power({scale} * m, {power})"
+    writer.emit(depth, f"{writer.sum_target()} np.sum({powered})")
+    writer.tags.add("matrix_powers")
