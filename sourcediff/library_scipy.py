@@ -23,11 +23,10 @@ name, as any helper's unknown keyword is.
 from __future__ import annotations
 
 import ast
-import math
 
 import numpy as np
 
-from .special_arrays import log_gamma
+from .special_arrays import erf_of_each, erfc_of_each, log_gamma
 
 
 def scipy_expit(x):
@@ -84,13 +83,13 @@ def scipy_gammaln(x):
 
 
 def scipy_erf(x):
-    """``scipy.special.erf(x)`` of a number: ``math.erf``."""
-    return math.erf(x)
+    """``scipy.special.erf(x)`` of a number or an array: ``math.erf`` of each."""
+    return erf_of_each(x)
 
 
 def scipy_erfc(x):
-    """``scipy.special.erfc(x)`` of a number: ``math.erfc``."""
-    return math.erfc(x)
+    """``scipy.special.erfc(x)`` of a number or an array: ``math.erfc`` of each."""
+    return erfc_of_each(x)
 
 
 #: scipy.special's name -> its definition here.

@@ -56,6 +56,8 @@ ROWS = [
     *[row(f"math.{name}", "x", d) for name, d in UNARY_MATH.items()],
     row("math.lgamma", "x", "digamma(x)"),
     row("log_gamma", "x", "digamma_of_each(x)"),  # math.lgamma of an array too (special_arrays.py)
+    row("erf_of_each", "x", f"{shared.TWO_OVER_SQRT_PI} * np.exp(-x * x)"),  # and of arrays
+    row("erfc_of_each", "x", f"-{shared.TWO_OVER_SQRT_PI} * np.exp(-x * x)"),
     row("math.gamma", "x", "out * digamma(x)"),
     row("math.atan2", "y x", "x / (x * x + y * y)", "-y / (x * x + y * y)"),
     row("math.hypot", "x y", "x / out if out > 0 else 0.0", "y / out if out > 0 else 0.0"),

@@ -72,6 +72,8 @@ from .special_arrays import (  # noqa: F401 - for generated code
     diag_offset,
     diag_offset_adjoint,
     digamma_of_each,
+    erf_of_each,
+    erfc_of_each,
     expand_axis,
     flattened_copy,
     grow_list,

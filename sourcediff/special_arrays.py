@@ -77,6 +77,14 @@ digamma_of_each.__name__ = "digamma_of_each"
 overload(log_gamma)(_of_each_overload(math.lgamma))
 overload(digamma_of_each)(_of_each_overload(digamma))
 
+#: ``math.erf`` and ``math.erfc`` of a number or of an array (``scipy.special.erf``).
+erf_of_each = _of_each(math.erf)
+erf_of_each.__name__ = "erf_of_each"
+erfc_of_each = _of_each(math.erfc)
+erfc_of_each.__name__ = "erfc_of_each"
+overload(erf_of_each)(_of_each_overload(math.erf))
+overload(erfc_of_each)(_of_each_overload(math.erfc))
+
 
 def flattened_copy(x):
     """``x.flatten()``: a new 1-D array (``np.ravel`` may be a view)."""
@@ -290,3 +298,4 @@ HELPERS = (
     "prod_along_adjoint",
 )
 HELPERS += ("cumprod_adjoint", "cumprod_tangent", "log_gamma", "digamma_of_each")
+HELPERS += ("erf_of_each", "erfc_of_each")

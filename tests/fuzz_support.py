@@ -48,12 +48,13 @@ GAP_SAMPLE = (14, 20, 29, 43, 560, 99, 3279, 25, 48, 88, 110)
 OUTLINE_SAMPLE = (33, 9)
 
 # Seeds whose programs (with ``extras=True``) hold each construct of tests/fuzzing/extras.py:
-# np.linalg.matrix_power, views written by a helper, a functools.wraps helper (5); masks
-# with & | ^ ~, inverse hyperbolics, masks of the matrix's own shape, the rows of the matrix
-# written in place in a loop (73: ``for row in m: row -= ...``); a loop with else, pass
-# statements, np.fmod/fmax/fmin (384); defaults left out, np.diff with n= and axis=, max/min
-# of many (642). The first two also run compiled (tests/test_fuzz.py).
-EXTRA_SAMPLE = (5, 73, 384, 642)
+# masks with & | ^ ~, inverse hyperbolics, np.diff with n= and axis=, np.linalg.matrix_power,
+# the rows of the matrix written in place in a loop (701: ``for row in m: row -= ...``); a
+# loop with else, pass statements, masks of the matrix's own shape, np.fmod/fmax/fmin (384);
+# defaults left out, max/min of many, np.linalg.eigvalsh (120); scipy.special.erf of an
+# array, views written by a helper, a functools.wraps helper (227). The first two also run
+# compiled (tests/test_fuzz.py).
+EXTRA_SAMPLE = (701, 384, 120, 227)
 
 
 def run_program(seed: int, folder: Path, jit: bool, selected, gaps=False, extras=False) -> None:

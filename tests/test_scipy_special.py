@@ -43,6 +43,10 @@ def entropy_like(p):
     return -np.sum(xlogy(p, p)) + sp.logit(p[1]) + sp.erf(p[0]) + math.erfc(p[2])
 
 
+def error_functions_of_arrays(x):
+    return np.sum(sp.erf(x * 1.5) * x) + np.sum(sp.erfc(x - 0.2) ** 2)
+
+
 RNG = np.random.default_rng(3)
 CASES = {
     "logistic_nll": (
@@ -56,6 +60,7 @@ CASES = {
         lambda: (RNG.uniform(0.5, 3.0, size=4), np.array([1.0, 3.0, 0.0, 2.0])),
     ),
     "entropy_like": (entropy_like, lambda: (RNG.uniform(0.1, 0.9, size=4),)),
+    "error_functions_of_arrays": (error_functions_of_arrays, lambda: (RNG.normal(size=5),)),
 }
 
 
@@ -97,3 +102,16 @@ def uses_beta(x):
 def test_a_scipy_function_not_written_is_refused_naming_the_ones_that_are():
     with pytest.raises(sd.SourceDiffError, match="test_scipy_special.py:.*logsumexp"):
         sd.grad(uses_beta)(np.ones(3))
+
+
+@pytest.mark.parametrize("jit", [False, True], ids=["py", "jit"])
+def test_erf_and_erfc_of_an_array_match_their_closed_form(jit):
+    """d/dx sum(erf(1.5 x) x + erfc(x - 0.2)^2), with erf' = 2 / sqrt(pi) exp(-x^2); once
+    refused (``math.erf`` of an array), found by the fuzzer's special_functions form."""
+    x = np.array([-1.3, -0.2, 0.0, 0.4, 2.1])
+    bump = 2.0 / math.sqrt(math.pi)
+    erf, erfc = sp.erf, sp.erfc
+    want = erf(1.5 * x) + 1.5 * bump * np.exp(-2.25 * x * x) * x
+    want -= 2.0 * erfc(x - 0.2) * bump * np.exp(-((x - 0.2) ** 2))
+    got = sd.grad(error_functions_of_arrays, jit=jit)(x)
+    np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-15)

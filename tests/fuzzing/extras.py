@@ -7,8 +7,9 @@ left out or given by keyword, ``for``/``while`` loops with ``else``, and masks c
 with ``&``, ``|``, ``^``, ``~``, views passed to a helper that writes into them, and
 masks of the matrix's own shape (read, and set to a number in a copy or in place),
 ``np.diff`` with ``n=`` and ``axis=``, and rows of the matrix written in place through a
-name (``row = m[k]; row *= s``, ``for row in m: row += v``), and
-``np.linalg.matrix_power``.
+name (``row = m[k]; row *= s``, ``for row in m: row += v``),
+``np.linalg.matrix_power``, ``scipy.special`` functions (``expit``, ``logsumexp``,
+``softmax``, ``gammaln``...) and ``np.linalg.eigvalsh``/``eigh`` of a symmetric matrix.
 Each adds to a
 float the program already has, so the rest of the program is the one the seed gives
 without them, and every seed without ``extras`` keeps its program.
@@ -53,6 +54,8 @@ def extra_construct(writer, depth: int) -> None:
             differences_along_axes,
             rows_written_in_place,
             matrix_powers,
+            special_functions,
+            symmetric_eigen,
         ]
         writer.rng.choice(forms)(writer, depth)
     finally:
@@ -263,3 +266,32 @@ def matrix_powers(writer, depth: int) -> None:
     powered = f"np.linalg.matrix_power({scale} * m, {power})"
     writer.emit(depth, f"{writer.sum_target()} np.sum({powered})")
     writer.tags.add("matrix_powers")
+
+
+def special_functions(writer, depth: int) -> None:
+    """A ``scipy.special`` function of a vector or of the matrix (with ``axis=``), summed."""
+    vec, s = writer.rng.choice(writer.vectors), writer.scalar(1)
+    call = writer.rng.choice(
+        [f"expit({vec} * {s})", f"log_expit({vec} - {s})", f"logsumexp({vec} * {s})"]
+        + [f"softmax({vec} + {s})", f"log_softmax(m * {s}, axis=1)", "logsumexp(m, axis=0)"]
+        + [f"gammaln(1.5 + {vec} * {vec})", f"erf({vec} * {s})", f"erfc({vec} - {s})"]
+        + [f"xlogy(1.0 + {vec} * {vec}, 2.0 + m[0] * m[0])", f"logit(0.5 + 0.4 * np.tanh({vec}))"]
+    )
+    writer.emit(depth, f"{writer.sum_target()} np.sum(scipy.special.{call})")
+    writer.extra_helpers.add("scipy.special")  # the module imports it
+    writer.tags.add("special_functions")
+
+
+def symmetric_eigen(writer, depth: int) -> None:
+    """Eigenvalues of a symmetric matrix made from ``m``, or what of the eigenvectors does
+    not depend on their signs (squared components)."""
+    vec, s = writer.rng.choice(writer.vectors), writer.scalar(1)
+    sym = writer.rng.choice(["m + m.T", f"m @ m.T + {s} * np.eye(4)"])
+    if writer.rng.random() < 0.5:
+        writer.emit(depth, f"{writer.sum_target()} np.sum(np.linalg.eigvalsh({sym}) * {vec})")
+    else:
+        vals, vecs = extra_name(writer, "vals"), extra_name(writer, "vecs")
+        writer.emit(depth, f"{vals}, {vecs} = np.linalg.eigh({sym})")
+        writer.emit(depth, f"{writer.sum_target()} np.sum({vals} * {vals}) * 0.1")
+        writer.emit(depth, f"{writer.sum_target()} np.sum({vecs}[:, -1] ** 2 * {vec})")
+    writer.tags.add("symmetric_eigen")

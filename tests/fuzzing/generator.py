@@ -1724,7 +1724,9 @@ def generate(seed: int, gaps: bool = False, extras: bool = False) -> Program:
         f"\n\n{text}\n" for name, text in EXTRA_HELPERS.items() if name in writer.extra_helpers
     )
     imports = "import functools\n" if "twice_sin" in writer.extra_helpers else ""
-    source = f"{imports}import math\n\nimport numpy as np\n\n" + helpers + "\n\n"
+    imports += "import math\n\nimport numpy as np\n"
+    imports += "import scipy.special\n" if "scipy.special" in writer.extra_helpers else ""
+    source = imports + "\n" + helpers + "\n\n"
     source += "\n".join(writer.lines)
     if rng.random() < 0.2:  # drawn last: the rest of the program is the same either way
         source += "\n" + DICT_VARIANT
