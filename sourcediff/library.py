@@ -152,7 +152,6 @@ def numpy_tril_indices(n, k=0):
     return rows, cols
 
 
-#: NumPy's name -> its definition here.
 def numpy_matrix_power(a, n):
     """``np.linalg.matrix_power(a, n)`` of a square matrix and an integer ``n >= 0``, by
     repeated squaring: about ``2 log2(n)`` products."""
@@ -172,6 +171,7 @@ def numpy_matrix_power(a, n):
     return result
 
 
+#: NumPy's name -> its definition here.
 LIBRARY = {
     "trapezoid": numpy_trapezoid,
     "trapz": numpy_trapezoid,

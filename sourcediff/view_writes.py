@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import ast
 
-from .astnodes import clone, names_written, walk
+from .astnodes import clone, names_read, names_written, walk
 from .naming import Namer
 from .transform.effects import statement_lists
 
@@ -190,18 +190,18 @@ def _loop_over_rows(loop: ast.For, namer: Namer) -> None:
     if by_element:  # an array's row: spelled as what it views
         _spell_as(row, view, loop.body)
     else:  # ``row op= v``: a row written in place, or a number rebound (the types say)
-        binding = ast.Assign([ast.Name(row, ast.Store())], view, lineno=loop.lineno)
-        loop.body.insert(0, ast.copy_location(binding, loop))
+        loop.body.insert(0, ast.copy_location(_binding(row, view), loop))
 
 
 def writes_through_typed_views(node: ast.FunctionDef, types) -> None:
     """Rewrite, in place, writes into a name bound to a view of an array, now that the
     types say the name is an array: ``row = B[i]`` then ``row[...] = t`` (what ``row *= s``
     became) is ``B[i] = t``, and ``row[k] = v`` is ``B[i, k] = v`` when the view is by
-    integers. ``row`` is read again from ``B`` after the write when something reads it.
+    integers. The binding of ``row`` moves to just before what next reads it (or rebinds
+    a name of its view), so that a row only written through is never taken.
 
     >>> f = ast.parse("def f(B, s):\\n    row = B[1]\\n    t = row * s\\n    row[...] = t\\n"
-    ...               "    row[0] = s\\n    return row").body[0]
+    ...               "    row[0] = s\\n    u = 2.0 * s\\n    return row").body[0]
     >>> class Arrays:
     ...     def __getitem__(self, name):
     ...         return types_module.VarType("array" if name in "B row t" else "float")
@@ -212,18 +212,23 @@ def writes_through_typed_views(node: ast.FunctionDef, types) -> None:
         row = B[1]
         t = row * s
         B[1] = t
-        row = B[1]
         B[1, 0] = s
+        u = 2.0 * s
         row = B[1]
         return row
     """
     read = {n.id for n in walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
     for block in statement_lists(node):
-        _typed_block(block, types, read)
+        inside = {n.id for s in block for n in walk(s) if isinstance(n, ast.Name)}
+        _typed_block(block, types, read - inside)
 
 
-def _typed_block(block: list[ast.stmt], types, read: set[str]) -> None:
+def _typed_block(block: list[ast.stmt], types, read_elsewhere: set[str]) -> None:
+    """:func:`writes_through_typed_views` in one statement list; ``read_elsewhere``: the
+    names loaded outside it, whose view is bound again at its end."""
     views: dict[str, ast.Subscript] = {}  # name -> the view of an array it is bound to
+    pending: set[str] = set()  # names whose binding waits for their next read
+    loaded: set[str] = set()  # names loaded so far (a loop's next round reads them too)
     k = 0
     while k < len(block):
         stmt = block[k]
@@ -231,17 +236,38 @@ def _typed_block(block: list[ast.stmt], types, read: set[str]) -> None:
         if through is not None:
             name = stmt.targets[0].value.id
             stmt.targets = [through]
-            if name in read:  # the name is the view again, its elements changed
-                block.insert(k + 1, ast.copy_location(_binding(name, views[name]), stmt))
-                k += 1
+        reads, bound = names_read(stmt), names_written(stmt)
+        for due in sorted(n for n in pending if n in reads or _names_in(views[n]) & bound):
+            block.insert(k, ast.copy_location(_binding(due, views[due]), stmt))
+            pending.discard(due)
+            k += 1
+        loaded |= reads
+        if through is not None:
+            pending.add(name)
             k += 1
             continue
-        bound = names_written(stmt)
         views = {n: v for n, v in views.items() if not ({n} | _names_in(v)) & bound}
+        pending &= set(views)
         binding = _view_binding(stmt)
         if binding is not None and _typed_view(*binding, types):
             views[binding[0]] = binding[1]
+            if _written_through_later(binding[0], block[k + 1 :]):
+                del block[k]  # bound again where it is read
+                pending.add(binding[0])
+                continue
         k += 1
+    end = len(block) - isinstance(block[-1], (ast.Return, ast.Break, ast.Continue, ast.Raise))
+    for name in sorted(pending & (read_elsewhere | loaded)):
+        block.insert(end, ast.copy_location(_binding(name, views[name]), block[end - 1]))
+
+
+def _written_through_later(name: str, statements: list[ast.stmt]) -> bool:
+    """Whether one of ``statements`` (not nested) is ``name[index] = value``."""
+    return any(
+        isinstance(s, ast.Assign) and _base_name(s.targets[0]) == name
+        for s in statements
+        if len(getattr(s, "targets", ())) == 1 and isinstance(s.targets[0], ast.Subscript)
+    )
 
 
 def _typed_view(name: str, view: ast.Subscript, types) -> bool:

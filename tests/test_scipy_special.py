@@ -115,3 +115,6 @@ def test_erf_and_erfc_of_an_array_match_their_closed_form(jit):
     want -= 2.0 * erfc(x - 0.2) * bump * np.exp(-((x - 0.2) ** 2))
     got = sd.grad(error_functions_of_arrays, jit=jit)(x)
     np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-15)
+    direction = np.linspace(-1.0, 1.0, 5)  # forward mode reads the same rule row
+    _, tangent = sd.jvp(error_functions_of_arrays, (x,), (direction,), jit=jit)
+    assert tangent == pytest.approx(want @ direction, rel=1e-13)
