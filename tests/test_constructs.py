@@ -1,10 +1,12 @@
 """Constructs of public scientific code, against Richardson-extrapolated differences,
-under every policy with the verifier on (plain Python) and compiled."""
+under every policy with the verifier on (plain Python) and compiled (a rotating share of
+the cells unless ``SOURCEDIFF_FULL_SUITE=1``: tests/scope.py)."""
 
 import numpy as np
 import pytest
 from construct_cases import CASES, prod_with_zero
 from fuzzing.reference import reference_gradient
+from scope import case_policy_pairs, every_other
 
 import sourcediff as sd
 
@@ -24,14 +26,19 @@ def _assert_matches_reference(func, args, argnums, **options):
         np.testing.assert_allclose(mine, theirs, rtol=1e-6, atol=1e-8)
 
 
-@pytest.mark.parametrize("policy", POLICIES, ids=str)
-@pytest.mark.parametrize(("func", "args", "argnums"), CASES, ids=IDS)
-def test_verified_python(func, args, argnums, policy, monkeypatch):
+@pytest.mark.parametrize(
+    ("case", "policy"),
+    [pytest.param(c, p, id=f"{c[0].__name__}-{p}") for c, p in case_policy_pairs(CASES, POLICIES)],
+)
+def test_verified_python(case, policy, monkeypatch):
     monkeypatch.setenv("SOURCEDIFF_VERIFY", "1")
+    func, args, argnums = case
     _assert_matches_reference(func, args, argnums, policy=policy, jit=False)
 
 
-@pytest.mark.parametrize(("func", "args", "argnums"), CASES, ids=IDS)
+# Half the cases compiled (all with SOURCEDIFF_FULL_SUITE=1): Numba's typing of the library
+# code they call, the same in each, is most of their time (tests/scope.py).
+@pytest.mark.parametrize(("func", "args", "argnums"), every_other(CASES), ids=every_other(IDS))
 def test_compiled(func, args, argnums):
     _assert_matches_reference(func, args, argnums)
 

@@ -1,7 +1,8 @@
 """A deterministic sample of the program fuzzer (tests/fuzzing), run in the suite.
 
 Each generated program is differentiated under every policy as plain Python
-with the verifier on, and a few compiled; every outcome must be ok, a clear
+with the verifier on (two per program, rotating, unless ``SOURCEDIFF_FULL_SUITE=1``:
+tests/scope.py), and a few compiled; every outcome must be ok, a clear
 refusal, or a skipped unstable reference. A long campaign is one command:
 ``python -m tests.fuzzing.campaign --programs 10000`` (README, Development).
 """
@@ -11,15 +12,16 @@ import os
 import pytest
 from fuzz_support import EXTRA_SAMPLE, SAMPLE, folder, run_program
 from fuzzing.campaign import _copied, arguments, layout_of, policies
+from scope import every_other, policy_share
 
-COMPILED = range(300_000, 300_006)
+COMPILED = every_other(range(300_000, 300_006))  # all six with SOURCEDIFF_FULL_SUITE=1
 FIRST_HALF = SAMPLE[: len(SAMPLE) // 2]  # the rest: tests/test_fuzz_second_half.py
 
 
 @pytest.mark.parametrize("seed", FIRST_HALF)
 def test_generated_program_verified_under_every_policy(seed, folder, monkeypatch):
     monkeypatch.setenv("SOURCEDIFF_VERIFY", "1")
-    run_program(seed, folder, False, policies())
+    run_program(seed, folder, False, policy_share(policies(), seed))
 
 
 @pytest.mark.parametrize("seed", COMPILED)

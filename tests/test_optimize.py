@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from benchmark_kernels import kernel_module
 from construct_cases import CASES as CONSTRUCTS
+from scope import case_policy_pairs
 from silent_wrong_cases import CASES as REGRESSIONS
 
 import sourcediff as sd
@@ -386,14 +387,18 @@ def _gradients(func, args, argnums, optimize_flag, monkeypatch, policy):
 
 POLICIES = [sd.Checkpoint(snapshots=2), "auto"]  # replays and records; the default
 CASES = [c[:3] for c in CONSTRUCTS] + [c[:3] for c in REGRESSIONS]
-IDS = [c[0].__name__ for c in CASES]
 
 
-@pytest.mark.parametrize("policy", POLICIES, ids=str)
-@pytest.mark.parametrize(("func", "args", "argnums"), CASES, ids=IDS)
-def test_optimized_derivative_is_bit_for_bit_the_unoptimized_one(
-    func, args, argnums, policy, monkeypatch
-):
+# One of the two policies per case, alternating (both with SOURCEDIFF_FULL_SUITE=1).
+@pytest.mark.parametrize(
+    ("case", "policy"),
+    [
+        pytest.param(c, p, id=f"{c[0].__name__}-{p}")
+        for c, p in case_policy_pairs(CASES, POLICIES, share=1)
+    ],
+)
+def test_optimized_derivative_is_bit_for_bit_the_unoptimized_one(case, policy, monkeypatch):
+    func, args, argnums = case
     plain = _gradients(func, args, argnums, "0", monkeypatch, policy)
     optimized = _gradients(func, args, argnums, "1", monkeypatch, policy)
     for mine, theirs in zip(_flat(optimized), _flat(plain)):

@@ -3,8 +3,9 @@
 Each case of the scalar and array corpora is differentiated under ``store``,
 ``recompute`` and binomial checkpointing with 1 and 3 snapshots (as plain
 Python, which runs the very same generated source as the compiled form) with the
-verifier on, and compared with the default policy to 1e-12 relative. A few are
-also compiled.
+verifier on, and compared with the default policy to 1e-12 relative (two of the four
+policies per case, rotating, unless ``SOURCEDIFF_FULL_SUITE=1``: tests/scope.py). A few
+are also compiled.
 """
 
 import corpus_arrays
@@ -12,6 +13,7 @@ import corpus_scalar
 import golden_functions as g
 import numpy as np
 import pytest
+from scope import case_policy_pairs
 
 import sourcediff as sd
 
@@ -36,8 +38,10 @@ def _assert_same(actual, expected, context):
         assert np.all(np.abs(a - e) <= tolerance * scale), f"{context}: {a} != {e}"
 
 
-@pytest.mark.parametrize("policy", POLICIES, ids=str)
-@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+@pytest.mark.parametrize(
+    ("case", "policy"),
+    [pytest.param(c, p, id=f"{c.name}-{p}") for c, p in case_policy_pairs(CASES, POLICIES)],
+)
 def test_policy_gives_the_default_gradient(case, policy, monkeypatch):
     # The verifier checks every primal value each reverse sweep reads (sourcediff/verify.py).
     monkeypatch.setenv("SOURCEDIFF_VERIFY", "1")

@@ -2,8 +2,9 @@
 
 Each program is checked against central differences (``sd.check_grad``) in
 plain Python with the verifier on (every primal value the reverse sweep reads
-is compared with the forward sweep's), under all four policies, and compiled
-under the default policy. Closed forms pin down the two simplest.
+is compared with the forward sweep's), under all four policies (two per case, rotating,
+unless ``SOURCEDIFF_FULL_SUITE=1``: tests/scope.py), and compiled under the default
+policy. Closed forms pin down the two simplest.
 """
 
 import inspect
@@ -11,6 +12,7 @@ import inspect
 import numpy as np
 import pytest
 from rows_cases import CASES as ROWS_CASES
+from scope import case_policy_pairs
 from silent_wrong_cases import (
     CASES,
     REFUSED,
@@ -32,10 +34,13 @@ def _copied(args):
     return tuple(np.array(a, copy=True) if isinstance(a, np.ndarray) else a for a in args)
 
 
-@pytest.mark.parametrize("policy", POLICIES, ids=str)
-@pytest.mark.parametrize(("func", "args", "argnums"), CASES, ids=IDS)
-def test_verified_gradient_matches_finite_differences(func, args, argnums, policy, monkeypatch):
+@pytest.mark.parametrize(
+    ("case", "policy"),
+    [pytest.param(c, p, id=f"{c[0].__name__}-{p}") for c, p in case_policy_pairs(CASES, POLICIES)],
+)
+def test_verified_gradient_matches_finite_differences(case, policy, monkeypatch):
     monkeypatch.setenv("SOURCEDIFF_VERIFY", "1")
+    func, args, argnums = case
     sd.check_grad(func, *_copied(args), argnums=argnums, policy=policy, jit=False)
 
 

@@ -1,0 +1,36 @@
+"""How much of each large test matrix the default suite runs.
+
+The suite stays near ten minutes on two cores (README). Its largest matrices are cases
+times policies, the fuzz sample and the compiled construct cases, and most of their time
+is Numba compiling and sourcediff's passes, once per cell. By default each case runs under
+two of the four policies, the pair rotating with the case's index (case 0 under the first
+and second, case 1 under the second and third, ...), so that every policy runs on half the
+cases and each case still compares two plans; and half of the fuzz seeds and of the
+compiled construct cases run. ``SOURCEDIFF_FULL_SUITE=1`` runs every cell (before a
+release and after a change to a pass: README, Development).
+"""
+
+import os
+
+FULL = os.environ.get("SOURCEDIFF_FULL_SUITE", "") not in ("", "0")
+SHARE = 2  # policies per case
+
+
+def policy_share(policies: list, index: int, share: int = SHARE) -> list:
+    """The policies case ``index`` runs under: ``share`` consecutive ones from ``index``
+    (all of them in the full suite)."""
+    if FULL or len(policies) <= share:
+        return list(policies)
+    return [policies[(index + k) % len(policies)] for k in range(share)]
+
+
+def case_policy_pairs(cases: list, policies: list, share: int = SHARE) -> list[tuple]:
+    """``(case, policy)`` pairs of :func:`policy_share`, in case order."""
+    pairs = enumerate(cases)
+    return [(case, policy) for k, case in pairs for policy in policy_share(policies, k, share)]
+
+
+def every_other(items, full=None):
+    """Every item in the full suite, else those at even positions (``full`` overrides)."""
+    items = list(items)
+    return items if (FULL if full is None else full) else items[::2]
