@@ -1,13 +1,14 @@
 """How much of each large test matrix the default suite runs.
 
-The suite stays near ten minutes on two cores (README). Its largest matrices are cases
+The suite aims at ten minutes on two cores (README). Its largest matrices are cases
 times policies, the fuzz sample and the compiled construct cases, and most of their time
 is Numba compiling and sourcediff's passes, once per cell. By default each case runs under
-two of the four policies, the pair rotating with the case's index (case 0 under the first
-and second, case 1 under the second and third, ...), so that every policy runs on half the
-cases and each case still compares two plans; and half of the fuzz seeds and of the
-compiled construct cases run. ``SOURCEDIFF_FULL_SUITE=1`` runs every cell (before a
-release and after a change to a pass: README, Development).
+one or two of the four policies (the test says which), the choice rotating with the case's
+index (with two: case 0 under the first and second, case 1 under the second and third,
+...), so that every policy runs on a share of the cases and each case is still compared
+across plans; and half of the fuzz-compiled seeds and of the compiled corpus cases run.
+``SOURCEDIFF_FULL_SUITE=1`` runs every cell (before a release and after a change to a
+pass: README, Development).
 """
 
 import os
