@@ -154,20 +154,25 @@ def numpy_tril_indices(n, k=0):
 
 def numpy_matrix_power(a, n):
     """``np.linalg.matrix_power(a, n)`` of a square matrix and an integer ``n >= 0``, by
-    repeated squaring: about ``2 log2(n)`` products."""
+    repeated squaring: ``log2(n)`` squarings and one product per further set bit."""
     if a.ndim != 2 or a.shape[0] != a.shape[1]:
         raise ValueError("np.linalg.matrix_power: only a square matrix is supported")
     if n < 0:
         raise ValueError("np.linalg.matrix_power: only n >= 0 is supported (invert first)")
-    result = np.eye(a.shape[0])
+    if n == 0:
+        return np.eye(a.shape[0])
     base = a
     k = n
+    while k % 2 == 0:  # squared up to the lowest set bit, which starts the product
+        base = base @ base
+        k = k // 2
+    result = base.copy()  # a new array, as NumPy's, when n is 1
+    k = k // 2
     while k > 0:
+        base = base @ base
         if k % 2 == 1:
             result = result @ base
         k = k // 2
-        if k > 0:
-            base = base @ base
     return result
 
 
