@@ -161,12 +161,14 @@ def numpy_matrix_power(a, n):
         raise ValueError("np.linalg.matrix_power: only n >= 0 is supported (invert first)")
     if n == 0:
         return np.eye(a.shape[0])
+    if n == 1:
+        return a.copy()  # a new array, as NumPy's
     base = a
     k = n
     while k % 2 == 0:  # squared up to the lowest set bit, which starts the product
         base = base @ base
         k = k // 2
-    result = base.copy()  # a new array, as NumPy's, when n is 1
+    result = base
     k = k // 2
     while k > 0:
         base = base @ base

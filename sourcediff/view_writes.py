@@ -217,7 +217,7 @@ def writes_through_typed_views(node: ast.FunctionDef, types) -> None:
         row = B[1]
         return row
     """
-    read = {n.id for n in walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    read = names_read(node)
     for block in statement_lists(node):
         inside = {n.id for s in block for n in walk(s) if isinstance(n, ast.Name)}
         _typed_block(block, types, read - inside)

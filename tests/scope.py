@@ -31,7 +31,7 @@ def case_policy_pairs(cases: list, policies: list, share: int = SHARE) -> list[t
     return [(case, policy) for k, case in pairs for policy in policy_share(policies, k, share)]
 
 
-def every_other(items, full=None):
-    """Every item in the full suite, else those at even positions (``full`` overrides)."""
+def every_other(items) -> list:
+    """Every item in the full suite, else those at even positions."""
     items = list(items)
-    return items if (FULL if full is None else full) else items[::2]
+    return items if FULL else items[::2]
