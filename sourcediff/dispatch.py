@@ -19,6 +19,7 @@ import numpy as np
 from . import pipeline, verify
 from .dict_params import ArgumentLayout
 from .errors import ArgumentError, SourceDiffError
+from .located_errors import division_error, library_error
 from .normalize.small_lengths import MAX_LENGTH
 from .options import PLACEHOLDER, is_option_value, option_value
 from .plan import AutoPlan, snapshots_within
@@ -250,6 +251,11 @@ class Specializer:
             raise self.internal_error(exc) from exc
         except ZeroDivisionError as exc:  # plain Python (jit=False); compiled code gives inf
             raise division_error(exc, built.path, self.parsed) from exc
+        except ValueError as exc:  # a library definition refusing its arguments' values
+            located = library_error(exc, self.parsed)
+            if located is None:
+                raise
+            raise located from exc
         write_back(args, ordered, written)
         if first:  # Numba compiled (or loaded from its disk cache) on this call
             pipeline.report_time("compile", self.parsed.name, time.perf_counter() - start)
@@ -565,29 +571,3 @@ def tangent_function(transformed: Specializer, args: tuple):
         found = (built, pipeline.load(built, built.adjoint, transformed.jit))
         transformed.specializations[key] = found
     return found
-
-
-ORIGIN = re.compile(r"#\s*(\S+?):(\d+):")
-
-
-def division_error(exc: ZeroDivisionError, path: str, parsed) -> SourceDiffError:
-    """A division by zero in generated code run as Python, reported at the user's line the
-    generated statement comes from (its origin comment): the function or its derivative
-    divides by zero there, where compiled code would give inf or NaN."""
-    import traceback
-
-    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == str(path)]
-    filename, line = parsed.filename, parsed.node.lineno
-    if frames:
-        with open(path) as module:
-            lines = module.read().splitlines()[: frames[-1].lineno]
-        found = next((ORIGIN.search(text) for text in reversed(lines) if ORIGIN.search(text)), None)
-        if found:
-            filename, line = found.group(1), int(found.group(2))
-    return SourceDiffError(
-        "division by zero in the function or its derivative at this point (sqrt, log, "
-        "x ** p or 1 / x at 0 are not differentiable there); compiled code (jit=True) gives "
-        "inf or NaN instead",
-        filename,
-        line,
-    )

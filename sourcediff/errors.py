@@ -59,3 +59,10 @@ class ModeRefusedError(SourceDiffError):
     """A derivative rule that works in one mode only: forward mode through a
     ``custom_vjp`` rule, reverse mode of an array argument through a ``custom_jvp`` rule.
     ``sd.jacobian(mode="auto")`` takes the other mode then."""
+
+
+class UnsupportedValueError(SourceDiffError, ValueError):
+    """A call, found when the function runs, with argument values or ranks that
+    sourcediff's definition of that NumPy function does not cover
+    (``np.linalg.matrix_power(A, -1)``, ``np.median`` of a matrix). Also a
+    ``ValueError``, as NumPy's own refusals are."""

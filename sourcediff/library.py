@@ -202,6 +202,20 @@ UFUNC_METHODS = {("add", "at"): numpy_add_at, ("linalg", "matrix_power"): numpy_
 DEFINITIONS = {f.__name__: f for f in [*LIBRARY.values(), *UFUNC_METHODS.values()]}
 
 
+def _definitions_by_spelling() -> dict[str, set[str]]:
+    """NumPy's spelling (``np.median``, ``np.linalg.matrix_power``), which starts each
+    message a definition raises, -> the names of the definitions spelled so."""
+    spelled = [(f"np.{name}", f) for name, f in LIBRARY.items()]
+    spelled += [(f"np.{owner}.{name}", f) for (owner, name), f in UFUNC_METHODS.items()]
+    found: dict[str, set[str]] = {}
+    for spelling, definition in spelled:
+        found.setdefault(spelling, set()).add(definition.__name__)
+    return found
+
+
+DEFINITIONS_BY_SPELLING = _definitions_by_spelling()
+
+
 def library_calls_as_helpers(node: ast.AST, numpy_name: str | None) -> None:
     """Rewrite, in place, each call ``np.name(...)`` of a function in :data:`LIBRARY`
     (``numpy_name`` is what the module calls numpy) into a call of its definition."""
