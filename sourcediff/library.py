@@ -54,6 +54,28 @@ def numpy_median(a):
     return 0.5 * (s[n // 2 - 1] + s[n // 2])
 
 
+def numpy_quantile(a, q):
+    """``np.quantile(a, q)`` of a vector at one ``q`` in [0, 1], NumPy's default "linear"
+    method: between the two sorted values around ``q * (n - 1)``."""
+    if a.ndim != 1:
+        raise ValueError("np.quantile: only a 1-D array and one q (no axis=) are supported")
+    if q < 0.0 or q > 1.0:
+        raise ValueError("np.quantile: q must be in [0, 1]")
+    s = np.sort(a)
+    rank = q * (s.shape[0] - 1)
+    low = int(np.floor(rank))
+    high = min(low + 1, s.shape[0] - 1)
+    return s[low] + (rank - low) * (s[high] - s[low])
+
+
+def numpy_percentile(a, q):
+    """``np.percentile(a, q)`` of a vector at one ``q`` in [0, 100]: the quantile at
+    ``q / 100``."""
+    if a.ndim != 1:
+        raise ValueError("np.percentile: only a 1-D array and one q (no axis=) are supported")
+    return numpy_quantile(a, q / 100.0)
+
+
 def numpy_cross(a, b):
     """``np.cross(a, b)`` of two 3-vectors."""
     if a.ndim != 1 or b.ndim != 1 or a.shape[0] != 3 or b.shape[0] != 3:
@@ -184,6 +206,8 @@ LIBRARY = {
     "trapz": numpy_trapezoid,
     "polyval": numpy_polyval,
     "median": numpy_median,
+    "quantile": numpy_quantile,
+    "percentile": numpy_percentile,
     "cross": numpy_cross,
     "tile": numpy_tile,
     "repeat": numpy_repeat,

@@ -36,6 +36,17 @@ def gridded(x, y):
     return np.sum(gx * gy * gy) + np.sum(np.sin(ix) * iy) + np.float64(x[0]) * np.float32(2.0)
 
 
+def quantiles(x):
+    return np.percentile(x * x, 30.0) + np.quantile(x, 0.9) + np.percentile(x, 100.0)
+
+
+def other_names(x):
+    """np.amax, np.amin and np.around: NumPy's other names of max, min and round."""
+    return np.sum(np.amax(np.outer(x, x[:3]), axis=0)) + np.amin(x) * np.sum(
+        np.around(2.0 * x + 0.1) * x
+    )
+
+
 def powered(a, n):
     return np.sum(np.linalg.matrix_power(a, n) * np.arange(9.0).reshape(3, 3))
 
@@ -47,6 +58,9 @@ CASES = [
     (integrals, (X, np.linspace(0.0, 1.0, 5)), (0, 1)),
     (polynomials, (X, Y), (0, 1)),
     (medians, (X,), 0),
+    (quantiles, (X,), 0),
+    (quantiles, (X[:4],), 0),
+    (other_names, (X,), 0),
     (crossed, (X[:3], Y), (0, 1)),
     (tiled, (X,), 0),
     (gridded, (X, Y), (0, 1)),

@@ -244,6 +244,8 @@ RENAMED = {"np.dot": "dot", "np.matmul": "matmul", "np.linalg.norm": "norm"}
 RENAMED |= {f"np.linalg.{name}": f"linalg_{name}" for name in ("solve", "inv", "det", "cholesky")}
 RENAMED["np.cov"] = "covariance"  # rows are variables; a float for a vector
 RENAMED["np.linalg.eigvalsh"] = "linalg_eigvalsh"
+# NumPy's other names of the same function.
+RENAMED |= {"np.amax": "np.max", "np.amin": "np.min", "np.around": "np.round"}
 # Library functions with a tuple result: one function per element, each a rule row.
 TUPLE_RESULTS = {"np.linalg.slogdet": ("linalg_slogdet_sign", "linalg_slogdet_logabs")}
 TUPLE_RESULTS["np.linalg.eigh"] = ("linalg_eigvalsh", "linalg_eigh_vectors")
