@@ -49,12 +49,12 @@ OUTLINE_SAMPLE = (33, 9)
 
 # Seeds whose programs (with ``extras=True``) hold each construct of tests/fuzzing/extras.py:
 # masks with & | ^ ~, inverse hyperbolics, np.diff with n= and axis=, np.linalg.matrix_power,
-# the rows of the matrix written in place in a loop (701: ``for row in m: row -= ...``); a
-# loop with else, pass statements, masks of the matrix's own shape, np.fmod/fmax/fmin (384);
-# defaults left out, max/min of many, np.linalg.eigvalsh (120); scipy.special.erf of an
-# array, views written by a helper, a functools.wraps helper (227). The first two also run
+# np.linalg.eigvalsh, views written by a helper, a loop with else (1176); np.median/quantile/
+# percentile, rows of the matrix written in place, scipy.special of an array, a
+# functools.wraps helper (1245); max/min of many, masks of the matrix's own shape,
+# np.fmod/fmax/fmin (428); defaults left out, pass statements (301). The first two also run
 # compiled (tests/test_fuzz.py).
-EXTRA_SAMPLE = (701, 384, 120, 227)
+EXTRA_SAMPLE = (1176, 1245, 428, 301)
 
 
 def run_program(seed: int, folder: Path, jit: bool, selected, gaps=False, extras=False) -> None:

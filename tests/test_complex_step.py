@@ -79,13 +79,18 @@ def test_writes_into_new_and_argument_arrays_keep_the_derivative():
     np.testing.assert_array_equal(a, [0.3, -0.2, 0.5, -0.7])  # the caller's array
 
 
-def test_not_complex_safe_is_refused():
+def test_not_complex_safe_is_refused_and_richardson_stands_in():
+    """No complex stand-in: the reference is Richardson's, stable where it is (here a
+    smooth point), unstable at a kink (x0 % 1.0 at x0 = 1)."""
     source = _module("def f(x0, x1):\n    return x0 % 1.0 + np.interp(x1, [0.0], [1.0])\n")
     with pytest.raises(NotImplementedError):
         complex_step_gradient(source, (0.3, 0.4), (0, 1))
     namespace = {}
     exec(source, namespace)
-    _, stable = reference_gradient(namespace["f"], (0.3, 0.4), (0, 1), source=source)
+    grads, stable = reference_gradient(namespace["f"], (0.3, 0.4), (0, 1), source=source)
+    assert stable
+    np.testing.assert_allclose(grads, [1.0, 0.0], atol=1e-9)
+    _, stable = reference_gradient(namespace["f"], (1.0, 0.4), (0, 1), source=source)
     assert not stable
 
 

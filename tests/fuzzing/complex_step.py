@@ -366,6 +366,18 @@ def _median(x, axis=None):
     return s[mid] if s.size % 2 else (s[mid - 1] + s[mid]) / 2
 
 
+def _quantile(x, q, axis=None):
+    """``np.quantile`` (linear method) of a whole array at one real ``q``, ordered by
+    real part."""
+    if axis is not None or np.ndim(q) != 0:
+        raise NotImplementedError("np.quantile with an axis or several q")
+    s = _sort(x, axis=None)
+    rank = float(np.real(q)) * (s.size - 1)
+    low = int(np.floor(rank))
+    high = min(low + 1, s.size - 1)
+    return s[low] + (rank - low) * (s[high] - s[low])
+
+
 def _var(x, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
     """``np.var`` as ``mean((x - mean)^2)``: no modulus."""
     if dtype is not None or out is not None:
@@ -474,6 +486,7 @@ def _numpy_ordered() -> dict:
         abs=_abs, absolute=_abs, fabs=_abs, max=largest, amax=largest, min=smallest,
         amin=smallest, maximum=maximum, fmax=maximum, minimum=minimum, fmin=minimum,
         clip=_clip, sort=_sort, median=_median, logaddexp=_logaddexp,
+        quantile=_quantile, percentile=lambda x, q, axis=None: _quantile(x, q / 100.0, axis),
         ptp=lambda x, axis=None: largest(x, axis) - smallest(x, axis),
         var=_var, cov=_cov, std=lambda x, *args, **kw: np.sqrt(_var(x, *args, **kw)),
         vdot=lambda x, y: np.sum(np.ravel(x) * np.ravel(y)),

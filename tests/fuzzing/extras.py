@@ -8,7 +8,8 @@ with ``&``, ``|``, ``^``, ``~``, views passed to a helper that writes into them,
 masks of the matrix's own shape (read, and set to a number in a copy or in place),
 ``np.diff`` with ``n=`` and ``axis=``, and rows of the matrix written in place through a
 name (``row = m[k]; row *= s``, ``for row in m: row += v``),
-``np.linalg.matrix_power``, ``scipy.special`` functions (``expit``, ``logsumexp``,
+``np.linalg.matrix_power``, ``np.median``/``np.quantile``/``np.percentile`` (also spelled
+``np.amax``/``np.amin`` beside them), ``scipy.special`` functions (``expit``, ``logsumexp``,
 ``softmax``, ``gammaln``...) and ``np.linalg.eigvalsh``/``eigh`` of a symmetric matrix.
 Each adds to a
 float the program already has, so the rest of the program is the one the seed gives
@@ -56,6 +57,7 @@ def extra_construct(writer, depth: int) -> None:
             matrix_powers,
             special_functions,
             symmetric_eigen,
+            order_statistics,
         ]
         writer.rng.choice(forms)(writer, depth)
     finally:
@@ -295,3 +297,16 @@ def symmetric_eigen(writer, depth: int) -> None:
         writer.emit(depth, f"{writer.sum_target()} np.sum({vals} * {vals}) * 0.1")
         writer.emit(depth, f"{writer.sum_target()} np.sum({vecs}[:, -1] ** 2 * {vec})")
     writer.tags.add("symmetric_eigen")
+
+
+def order_statistics(writer, depth: int) -> None:
+    """``np.median``, ``np.quantile`` or ``np.percentile`` of a vector (NumPy's linear
+    method), or ``np.amax``/``np.amin`` of the matrix along an axis."""
+    vec, s = writer.rng.choice(writer.vectors), writer.scalar(1)
+    call = writer.rng.choice(
+        [f"np.median({vec} * {s})", f"np.quantile({vec}, 0.3)", f"np.quantile({vec} + {s}, 1.0)"]
+        + [f"np.percentile({vec} * {vec}, 65.0)", f"np.percentile(np.sin({vec}), 0.0)"]
+        + ["np.sum(np.amax(m, axis=0))", f"np.sum(np.amin(m * {s}, axis=1))"]
+    )
+    writer.emit(depth, f"{writer.sum_target()} {call}")
+    writer.tags.add("order_statistics")

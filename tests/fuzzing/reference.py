@@ -61,13 +61,14 @@ def agree(complex_step, richardson) -> bool:
 def reference_gradient(f, args, argnums, h=1e-3, *, source=None):
     """``(gradients, stable)``. Without ``source``: the Richardson gradients and their
     stability. With the source of ``f``'s module: the complex-step gradients, stable when
-    Richardson is and the two agree; when the program is not complex-safe, Richardson's
-    gradients, unstable."""
+    Richardson is and the two agree; when the program is not complex-safe (a function
+    with no complex stand-in, ``scipy.special``'s), Richardson's gradients and their own
+    stability (h against h / 8), as without ``source``."""
     richardson, stable = richardson_gradient(f, args, argnums, h)
     if source is None:
         return richardson, stable
     try:
         complex_step = complex_step_gradient(source, args, argnums)
     except NotImplementedError:
-        return richardson, False
+        return richardson, stable
     return complex_step, stable and agree(complex_step, richardson)
