@@ -14,7 +14,7 @@ import inspect
 import numpy as np
 
 from . import interop, pipeline
-from .dict_params import ArgumentLayout
+from .argument_layout import ArgumentLayout
 from .dispatch import (
     Specializer,
     as_output,

@@ -17,7 +17,7 @@ import numba
 import numpy as np
 
 from . import pipeline, verify
-from .dict_params import ArgumentLayout
+from .argument_layout import ArgumentLayout
 from .errors import ArgumentError, SourceDiffError
 from .located_errors import division_error, library_error
 from .normalize.small_lengths import MAX_LENGTH
@@ -105,8 +105,9 @@ class Specializer:
         """A clear error where dicts of parameters are not supported (yet)."""
         if not self.layout.trivial:
             raise self.argument_error(
-                f"{what} does not take dicts of parameters yet (only grad, value_and_grad, "
-                "jit, adjoint_source with args=, tape_size); pass the arrays as arguments"
+                f"{what} does not take dicts or tuples of parameters yet (only grad, "
+                "value_and_grad, jit, adjoint_source with args=, tape_size); pass the arrays "
+                "as arguments"
             )
 
     def refuse_options(self, what: str) -> None:
@@ -170,6 +171,12 @@ class Specializer:
                 )
             if isinstance(value, np.ndarray) and value.dtype.kind == "f":
                 continue
+            if isinstance(value, (tuple, list)):
+                raise self.argument_error(
+                    f"cannot differentiate with respect to '{self.params[k]}', a "
+                    f"{type(value).__name__}: unpack it in the function (a, b = "
+                    f"{self.params[k]}) to make it a tuple of parameters, or pass an array"
+                )
             if not isinstance(value, (float, np.floating)):
                 raise self.argument_error(
                     f"cannot differentiate with respect to '{self.params[k]}': "

@@ -26,7 +26,7 @@ from .appends import expand_appends
 from .astnodes import walk
 from .comprehensions import expand_comprehensions
 from .custom import CustomJVP, CustomVJP
-from .dict_params import Layout, dict_parameters
+from .dict_params import Layout, dict_parameters, gives_helpers_parameters
 from .dict_params import flatten as flatten_dict_parameters
 from .errors import SourceDiffError, UnsupportedCallError, UnsupportedSyntaxError
 from .helper_names import name_helpers_apart
@@ -180,7 +180,8 @@ def parse_function(func, _active: tuple[str, ...] = (), options: dict | None = N
     node.decorator_list = []
     helper_keys = _HelperDictKeys(func, _active + (code_key(func),))
     layout = dict_parameters(node, filename, helper_keys)
-    if layout:  # dicts of parameters: one parameter per key (sourcediff.dict_params)
+    # Dicts and tuples of parameters: one parameter per key (sourcediff.dict_params).
+    if layout or gives_helpers_parameters(node, helper_keys):
         node = flatten_dict_parameters(node, layout, helper_keys)
     joined_lists_as_tuples(node)
     plain_spellings(node)

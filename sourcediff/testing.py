@@ -42,7 +42,8 @@ def central_difference(func, args: tuple, k: int, step: float = 1e-6):
 def check_grad(func, *args, argnums=0, rtol=1e-5, atol=1e-7, policy="auto", jit=True) -> None:
     """Compare ``sd.grad(func)`` with central finite differences at ``args``.
 
-    Works for float and float-array arguments and dicts of them (each key checked).
+    Works for float and float-array arguments and dicts or tuples of them (each entry
+    checked).
     Raises AssertionError naming the worst component on mismatch.
     """
     args = _with_defaults(func, args)  # argnums may name a parameter left at its default
@@ -82,13 +83,26 @@ def _compared(func, args: tuple, nums: tuple, computed):
     """``(label, computed, finite differences)`` per argument, per key of a dict of
     parameters (``argument 0['w']``)."""
     for k, value in zip(nums, computed):
-        if not isinstance(value, dict):
+        if isinstance(value, dict):
+            entries = value.items()
+        elif isinstance(value, (tuple, list)):  # a tuple of parameters
+            entries = enumerate(value)
+        else:
             yield k, value, np.asarray(central_difference(func, args, k))
             continue
-        for key, entry in value.items():
+        for key, entry in entries:
 
             def with_entry(*values, k=k, key=key):
-                return func(*values[:k], {**args[k], key: values[k]}, *values[k + 1 :])
+                return func(*values[:k], _replaced(args[k], key, values[k]), *values[k + 1 :])
 
             entry_args = args[:k] + (args[k][key],) + args[k + 1 :]
             yield f"{k}[{key!r}]", entry, np.asarray(central_difference(with_entry, entry_args, k))
+
+
+def _replaced(container, key, value):
+    """``container`` (a dict, tuple or list) with ``container[key]`` replaced by ``value``."""
+    if isinstance(container, dict):
+        return {**container, key: value}
+    items = list(container)
+    items[key] = value
+    return type(container)(items) if isinstance(container, list) else tuple(items)

@@ -135,5 +135,5 @@ def test_wrong_arguments_are_clear_errors():
         grad(0.4, 3)
     with pytest.raises(sd.ArgumentError, match="no key 'shift'"):
         grad({"v0": 0.4, "rate": 0.3}, 3)
-    with pytest.raises(sd.ArgumentError, match="dicts of parameters"):
+    with pytest.raises(sd.ArgumentError, match="dicts or tuples of parameters"):
         sd.jacobian(decay_in_a_loop)(LOOP_ARGS[0], 3)

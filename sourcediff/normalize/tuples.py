@@ -22,14 +22,14 @@ from ..errors import UnsupportedSyntaxError
 
 def split_tuple_variables(fn, node: ast.FunctionDef) -> ast.FunctionDef:
     """Rewrite ``node`` (in place) as in the module docstring; ``fn`` locates errors."""
-    for name, size in _tuple_variables(node).items():
+    for name, size in tuple_variables(node).items():
         used = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
         elements = [_fresh(f"{name}_{k}", used) for k in range(size)]
         _Split(fn, name, elements).visit(node)
     return node
 
 
-def _tuple_variables(node: ast.FunctionDef) -> dict[str, int]:
+def tuple_variables(node: ast.FunctionDef) -> dict[str, int]:
     """Names every assignment of which is a tuple literal of one length."""
     sizes: dict[str, set[int]] = {}
     others: set[str] = set()

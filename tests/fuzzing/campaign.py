@@ -141,8 +141,11 @@ def check(f, args, policy, jit: bool, reference, dict_variant=True) -> tuple[str
             return "wrong", "the caller's arrays end in another state than with the function"
     if reference is not None and not close(grads, reference):
         return "wrong", f"gradient {grads} != reference {reference}"
-    if dict_variant and "f_dict" in f.__globals__:
-        return _check_dict_variant(f.__globals__["f_dict"], args, policy, jit, reference)
+    for name in ("f_dict", "f_tuple") if dict_variant else ():
+        if name in f.__globals__:
+            outcome = _check_variant(f.__globals__[name], args, policy, jit, reference)
+            if outcome[0] != "ok":
+                return outcome
     return "ok", ""
 
 
@@ -176,21 +179,25 @@ def _direction(rng, arg):
     return rng.uniform(-1.0, 1.0, np.shape(arg)) if np.ndim(arg) else float(rng.uniform(-1, 1))
 
 
-def _check_dict_variant(f_dict, args, policy, jit: bool, reference) -> tuple[str, str]:
-    """The program's dict-of-parameters variant: its gradient by key against the reference."""
+def _check_variant(variant, args, policy, jit: bool, reference) -> tuple[str, str]:
+    """The program's dict-of-parameters (``f_dict``) or tuple-of-parameters (``f_tuple``)
+    variant: its gradient, gathered by key or position, against the reference."""
     import sourcediff as sd
 
     x0, x1, *rest = _copied(args)
+    kind = variant.__name__[2:]
+    given = {"x0": x0, "x1": x1, "label": "fuzz"} if kind == "dict" else (x0, x1)
     try:
-        transformed = sd.grad(f_dict, argnums=(0, 1, 2), policy=policy, jit=jit)
-        by_key, da, dm = transformed({"x0": x0, "x1": x1, "label": "fuzz"}, *rest)
+        transformed = sd.grad(variant, argnums=(0, 1, 2), policy=policy, jit=jit)
+        gathered, da, dm = transformed(given, *rest)
     except sd.SourceDiffError as exc:
-        return "refused", "dict variant: " + str(exc).splitlines()[0]
+        return "refused", f"{kind} variant: " + str(exc).splitlines()[0]
     except Exception as exc:  # noqa: BLE001 - anything else is a crash to report
-        return "crash", f"dict variant: {type(exc).__name__}: {exc}"[:300]
-    grads = (by_key["x0"], by_key["x1"], da, dm)
+        return "crash", f"{kind} variant: {type(exc).__name__}: {exc}"[:300]
+    first, second = (gathered["x0"], gathered["x1"]) if kind == "dict" else gathered
+    grads = (first, second, da, dm)
     if reference is not None and not close(grads, reference):
-        return "wrong", f"dict variant: gradient {grads} != reference {reference}"
+        return "wrong", f"{kind} variant: gradient {grads} != reference {reference}"
     return "ok", ""
 
 

@@ -1731,6 +1731,9 @@ def generate(seed: int, gaps: bool = False, extras: bool = False) -> Program:
     if rng.random() < 0.2:  # drawn last: the rest of the program is the same either way
         source += "\n" + DICT_VARIANT
         writer.tags.add("dict_params")
+    if rng.random() < 0.2:  # drawn after the dict's: the programs before it are kept
+        source += "\n" + TUPLE_VARIANT
+        writer.tags.add("tuple_params")
     return Program(seed, source + "\n", writer.tags)
 
 
@@ -1745,3 +1748,18 @@ def first_of(q):
 def f_dict(p, a, m, n):
     scale = p["x1"]
     return f(first_of(p), scale, a, m, n)"""
+
+
+# The same function taking its floats as a tuple of parameters (unpacked, read by
+# position, and given on to a helper as a tuple written out): the campaign compares its
+# gradient, a tuple, with the same reference.
+TUPLE_VARIANT = """
+
+def first_of_pair(q):
+    u, _ = q
+    return u
+
+
+def f_tuple(p, a, m, n):
+    x0, x1 = p
+    return f(first_of_pair((x0, x1)), p[-1], a, m, n)"""
