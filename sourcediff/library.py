@@ -22,6 +22,7 @@ import ast
 
 import numpy as np
 
+from .library_norms import NORM_DEFINITIONS
 from .transform.effects import statement_lists
 
 
@@ -224,6 +225,7 @@ UFUNC_METHODS = {("add", "at"): numpy_add_at, ("linalg", "matrix_power"): numpy_
 
 #: The definitions by their own names (what the rewritten calls resolve to).
 DEFINITIONS = {f.__name__: f for f in [*LIBRARY.values(), *UFUNC_METHODS.values()]}
+DEFINITIONS |= NORM_DEFINITIONS
 
 
 def _definitions_by_spelling() -> dict[str, set[str]]:
@@ -231,6 +233,7 @@ def _definitions_by_spelling() -> dict[str, set[str]]:
     message a definition raises, -> the names of the definitions spelled so."""
     spelled = [(f"np.{name}", f) for name, f in LIBRARY.items()]
     spelled += [(f"np.{owner}.{name}", f) for (owner, name), f in UFUNC_METHODS.items()]
+    spelled += [("np.linalg.norm", f) for f in NORM_DEFINITIONS.values()]
     found: dict[str, set[str]] = {}
     for spelling, definition in spelled:
         found.setdefault(spelling, set()).add(definition.__name__)

@@ -37,6 +37,7 @@ from .library import (
     library_calls_as_helpers,
     triangle_indices_unpacked,
 )
+from .library_norms import norm_orders_as_helpers
 from .library_scipy import (
     SCIPY_DEFINITIONS,
     SCIPY_SPECIAL,
@@ -193,6 +194,7 @@ def parse_function(func, _active: tuple[str, ...] = (), options: dict | None = N
     expand_comprehensions(node, namer, _numpy_name(func), filename)
     builtin_sums_as_numpy(node, _numpy_name(func, "sum"))
     library_calls_as_helpers(node, _numpy_name(func))
+    norm_orders_as_helpers(node, _numpy_name(func))
     in_place_sorts(node, _numpy_name(func))
     triangle_indices_unpacked(node, namer)
     scipy_calls_as_helpers(node, func.__globals__)

@@ -49,8 +49,8 @@ OUTLINE_SAMPLE = (33, 9)
 
 # Seeds whose programs (with ``extras=True``) hold each construct of tests/fuzzing/extras.py:
 # masks with & | ^ ~, inverse hyperbolics, np.diff with n= and axis=, np.linalg.matrix_power,
-# np.linalg.eigvalsh, views written by a helper, a loop with else (1176); np.median/quantile/
-# percentile, rows of the matrix written in place, scipy.special of an array, a
+# np.linalg.eigvalsh, views written by a helper, a loop with else (1176); order statistics
+# (np.amax along an axis), rows of the matrix written in place, scipy.special of an array, a
 # functools.wraps helper (1245); max/min of many, masks of the matrix's own shape,
 # np.fmod/fmax/fmin (428); defaults left out, pass statements (301). The first two also run
 # compiled (tests/test_fuzz.py).

@@ -47,6 +47,14 @@ def other_names(x):
     )
 
 
+def norms(x):
+    """np.linalg.norm of orders 1, 2, inf and -inf: of a vector, and along an axis."""
+    rows = np.outer(x, x[:3] + 0.15)
+    whole = np.linalg.norm(x, 1) + np.linalg.norm(x, ord=np.inf) + np.linalg.norm(x, -np.inf)
+    along = np.sum(np.linalg.norm(rows, 1, axis=1) * np.linalg.norm(rows, ord=np.inf, axis=1))
+    return whole + np.linalg.norm(x, 2) + along + np.sum(np.linalg.norm(rows, -np.inf, axis=0))
+
+
 def powered(a, n):
     return np.sum(np.linalg.matrix_power(a, n) * np.arange(9.0).reshape(3, 3))
 
@@ -61,6 +69,7 @@ CASES = [
     (quantiles, (X,), 0),
     (quantiles, (X[:4],), 0),
     (other_names, (X,), 0),
+    (norms, (X,), 0),
     (crossed, (X[:3], Y), (0, 1)),
     (tiled, (X,), 0),
     (gridded, (X, Y), (0, 1)),
@@ -105,6 +114,12 @@ def test_matrix_power_matches_its_closed_form(policy, jit):
         want = sum(terms, np.zeros((3, 3)))
         got = sd.grad(powered, policy=policy, jit=jit)(M, n)
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-15)
+
+
+def test_a_matrix_norm_of_another_order_raises_at_the_users_line():
+    line = norms.__code__.co_firstlineno + 3
+    with pytest.raises(sd.SourceDiffError, match=rf"test_library.py:{line}: np.linalg.norm: ord=1"):
+        sd.grad(norms, jit=False)(np.ones((2, 3)))
 
 
 @pytest.mark.parametrize("jit", [False, True])

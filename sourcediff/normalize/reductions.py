@@ -34,12 +34,15 @@ t7 / t1
 from __future__ import annotations
 
 import ast
+import math
 
 from ..astnodes import clone
 from .rearrange import constant_int
 
 REWRITTEN = {"np.mean", "np.var", "np.std", "norm", "np.max", "np.min", "np.prod", "np.sum"}
 ALONG = {"np.max": "max_along", "np.min": "min_along", "np.prod": "prod_along"}
+# np.linalg.norm's other orders along an axis, by the order.
+ORDERS = {1.0: "norm_1", math.inf: "norm_inf", -math.inf: "norm_minus_inf"}
 # The second positional parameter of each, when it is not ``axis``.
 SECOND_POSITIONAL = {"norm": "ord"}
 
@@ -52,12 +55,21 @@ def rewrite_reduction(flat, path: str, args: list[ast.expr], keywords, expr: ast
     options = {k.arg: k.value for k in keywords}
     if len(args) > 1:
         options[SECOND_POSITIONAL.get(path, "axis")] = args[1]
+    if path == "norm" and len(expr.args) > 1:
+        options["ord"] = expr.args[1]  # as written (-np.inf), not its atom
     unknown = set(options) - {"axis", "keepdims", "ddof", "ord"}
     if unknown or ("ddof" in options and path not in ("np.var", "np.std")):
         return None  # the rule-table check reports the keyword with the line
     axes = _axes(flat, options.get("axis"), expr)
-    if "ord" in options and not _is_euclidean(options.pop("ord"), axes):
-        raise flat.fn.error(expr, "np.linalg.norm: only the Euclidean (Frobenius) norm")
+    if "ord" in options and not _is_euclidean(options["ord"], axes):
+        path = _order_along(options.pop("ord"), axes)
+        if path is None:
+            raise flat.fn.error(
+                expr,
+                "np.linalg.norm: only the Euclidean (Frobenius) norm, or ord=1, 2, np.inf or "
+                "-np.inf of a vector or along one axis=",
+            )
+    options.pop("ord", None)
     keepdims = _keepdims(flat, options, expr)
     if axes is None and not keepdims and "ddof" not in options:
         # np.linalg.norm(A, "fro"): the whole-array norm, its order said positionally
@@ -93,6 +105,17 @@ def _is_euclidean(order: ast.expr, axes) -> bool:
     return order.value in (None, "fro") or (order.value == 2 and along_one_axis)
 
 
+def _order_along(order: ast.expr, axes) -> str | None:
+    """``norm_1``, ``norm_inf`` or ``norm_minus_inf`` for those orders along one axis (a
+    vector norm per row); None otherwise (a whole vector's: ``library_norms``)."""
+    from ..library_norms import order_of
+
+    found = order_of(order)
+    if axes is None or len(axes) != 1 or found not in ORDERS:
+        return None
+    return ORDERS[found]
+
+
 def _keepdims(flat, options: dict, expr: ast.Call) -> bool:
     value = options.get("keepdims")
     if value is None:
@@ -111,6 +134,11 @@ def _along(flat, path: str, x: ast.expr, axes, ddof) -> ast.expr:
     if path == "norm":
         square = _operation(flat, x, ast.Mult(), x)
         return _call(flat, "safe_sqrt", [_named(flat, _sum(flat, square, axes))])
+    if path in ORDERS.values():  # along one axis: of the absolute values
+        size = _named(flat, _call(flat, "np.abs", [x]))
+        if path == "norm_1":
+            return _sum(flat, size, axes)
+        return _each_axis(flat, ALONG["np.max" if path == "norm_inf" else "np.min"], size, axes)
     count = _count(flat, x, axes)
     if path == "np.mean":
         return _binary(_named(flat, _sum(flat, x, axes)), ast.Div(), count)

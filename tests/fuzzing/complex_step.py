@@ -406,6 +406,8 @@ def _norm(x, ord=None, axis=None, keepdims=False):
         return np.sum(_abs(x), axis=axis, keepdims=keepdims)
     if vector and ord == np.inf:
         return _extreme(np.argmax)(_abs(x), axis=axis, keepdims=keepdims)
+    if vector and ord == -np.inf:
+        return _extreme(np.argmin)(_abs(x), axis=axis, keepdims=keepdims)
     raise NotImplementedError(f"np.linalg.norm with ord={ord!r}")
 
 

@@ -8,12 +8,12 @@ with ``&``, ``|``, ``^``, ``~``, views passed to a helper that writes into them,
 masks of the matrix's own shape (read, and set to a number in a copy or in place),
 ``np.diff`` with ``n=`` and ``axis=``, and rows of the matrix written in place through a
 name (``row = m[k]; row *= s``, ``for row in m: row += v``),
-``np.linalg.matrix_power``, ``np.median``/``np.quantile``/``np.percentile`` (also spelled
-``np.amax``/``np.amin`` beside them), ``scipy.special`` functions (``expit``, ``logsumexp``,
-``softmax``, ``gammaln``...) and ``np.linalg.eigvalsh``/``eigh`` of a symmetric matrix.
-Each adds to a
-float the program already has, so the rest of the program is the one the seed gives
-without them, and every seed without ``extras`` keeps its program.
+``np.linalg.matrix_power``, ``np.median``/``np.quantile``/``np.percentile`` (beside them
+``np.amax``/``np.amin``, and ``np.linalg.norm`` of orders 1 and inf), ``scipy.special``
+functions (``expit``, ``logsumexp``, ``softmax``, ``gammaln``...) and
+``np.linalg.eigvalsh``/``eigh`` of a symmetric matrix. Each adds to a float the program
+already has, so the rest of the program is the one the seed gives without them, and every
+seed without ``extras`` keeps its program.
 """
 
 from __future__ import annotations
@@ -301,12 +301,15 @@ def symmetric_eigen(writer, depth: int) -> None:
 
 def order_statistics(writer, depth: int) -> None:
     """``np.median``, ``np.quantile`` or ``np.percentile`` of a vector (NumPy's linear
-    method), or ``np.amax``/``np.amin`` of the matrix along an axis."""
+    method), ``np.amax``/``np.amin`` of the matrix along an axis, or ``np.linalg.norm`` of
+    order 1, inf or -inf of a vector or along an axis."""
     vec, s = writer.rng.choice(writer.vectors), writer.scalar(1)
     call = writer.rng.choice(
         [f"np.median({vec} * {s})", f"np.quantile({vec}, 0.3)", f"np.quantile({vec} + {s}, 1.0)"]
         + [f"np.percentile({vec} * {vec}, 65.0)", f"np.percentile(np.sin({vec}), 0.0)"]
         + ["np.sum(np.amax(m, axis=0))", f"np.sum(np.amin(m * {s}, axis=1))"]
+        + [f"np.linalg.norm({vec}, 1) * {s}", f"np.linalg.norm({vec} - {s}, ord=np.inf)"]
+        + ["np.sum(np.linalg.norm(m, ord=1, axis=0))", "np.sum(np.linalg.norm(m, -np.inf, axis=1))"]
     )
     writer.emit(depth, f"{writer.sum_target()} {call}")
     writer.tags.add("order_statistics")
