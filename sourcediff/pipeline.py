@@ -49,6 +49,7 @@ from .normalize import NormalizedFunction, externals, normalize
 from .normalize.extremes import read_extremes_at_index
 from .normalize.indices import complete_indices
 from .normalize.inplace import resolve_inplace_updates
+from .normalize.known_tests import fold_ranks
 from .normalize.masks import lower_masks
 from .normalize.paired_indices import lower_paired_indices
 from .normalize.rows import hoist_invariant_rows
@@ -301,6 +302,8 @@ def typed(nf: NormalizedFunction, parsed: ParsedFunction, request: Request) -> T
     """Stage 3: types of every variable, then the rewrites and refusals that need them."""
     with stage("types", parsed.name):
         types = infer_types(nf, request.arg_types)
+        if fold_ranks(nf.node, types.variables):  # if x.ndim == 1: ... for several ranks
+            types = infer_types(nf, request.arg_types)
         lowered = lower_masks(nf.node, types, nf.namer, nf.filename)  # reads change rank
         lowered |= lower_paired_indices(nf.node, types, nf.namer)
         if lowered:

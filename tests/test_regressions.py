@@ -305,3 +305,25 @@ def test_a_tuple_shared_with_a_saved_array_is_not_recorded(policy, jit):
     expected = 2.0 * a * (a > 0.0) * sum(1.1 ** (2 * k) for k in range(1, n + 1))
     got = sd.grad(gather_where_positive, policy=policy, jit=jit)(a, n)
     np.testing.assert_allclose(got, expected, rtol=1e-12)
+
+
+def rank_generic_norm(x):
+    """One function for vectors and matrices, as library code is written: the branch of
+    the other rank still types, but its derivative did not compile (an internal error)."""
+    if x.ndim == 1:
+        return np.sum(np.abs(x))
+    return np.max(np.sum(np.abs(x), axis=0))
+
+
+@pytest.mark.parametrize("jit", [True, False])
+@pytest.mark.parametrize("policy", ["store", "recompute", sd.Checkpoint(snapshots=2), "auto"])
+def test_a_branch_on_the_rank_is_decided_by_the_argument(policy, jit):
+    vector = np.array([1.5, -2.0, 0.25])
+    got = sd.grad(rank_generic_norm, policy=policy, jit=jit)(vector)
+    np.testing.assert_array_equal(got, np.sign(vector))
+    matrix = np.array([[1.0, -4.0], [-2.0, 0.5]])  # column sums of |x|: 3.0 and 4.5
+    got = sd.grad(rank_generic_norm, policy=policy, jit=jit)(matrix)
+    np.testing.assert_array_equal(got, [[0.0, -1.0], [0.0, 1.0]])
+    source = sd.adjoint_source(rank_generic_norm, args=(vector,))
+    code = [line for line in source.splitlines() if not line.strip().startswith("#")]
+    assert not [line for line in code if "axis" in line]  # the matrix's branch is gone

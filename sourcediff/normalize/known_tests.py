@@ -38,6 +38,43 @@ from ..transform.simplify import COMPARISONS
 UNKNOWN = object()
 
 
+def fold_ranks(node: ast.FunctionDef, types) -> bool:
+    """Replace, in place, ``a.ndim`` of each array ``a`` by its rank (a variable keeps one
+    rank throughout: ``types``), then decide the tests that compare constants: code written
+    for several ranks (``if x.ndim == 1: ... else: ...``) keeps the branch its arguments
+    take. Whether a branch was dropped (the types are then inferred again).
+
+    >>> from types import SimpleNamespace
+    >>> node = ast.parse(
+    ...     "def f(x):\\n    t = x.ndim\\n    if t == 1:\\n        y = x[0]\\n    else:\\n"
+    ...     "        y = x[0, 0]\\n    return y"
+    ... ).body[0]
+    >>> fold_ranks(node, {"x": SimpleNamespace(kind="array", ndim=1)})
+    True
+    >>> print(ast.unparse(node))
+    def f(x):
+        t = 1
+        y = x[0]
+        return y
+    """
+    _Ranks(types).visit(node)
+    branches = sum(isinstance(sub, ast.If) for sub in walk(node))
+    fold_known_tests(node)
+    return sum(isinstance(sub, ast.If) for sub in walk(node)) < branches
+
+
+class _Ranks(ast.NodeTransformer):
+    def __init__(self, types):
+        self.types = types
+
+    def visit_Attribute(self, node: ast.Attribute) -> ast.expr:
+        if node.attr == "ndim" and isinstance(node.value, ast.Name):
+            found = self.types[node.value.id] if node.value.id in self.types else None
+            if found is not None and found.kind == "array":
+                return ast.copy_location(ast.Constant(found.ndim), node)
+        return self.generic_visit(node)
+
+
 def fold_known_tests(node: ast.FunctionDef) -> None:
     """Decide, in place, the tests of ``node`` that compare constants (module docstring)."""
     node.body[:] = _block(node.body, {})

@@ -301,8 +301,9 @@ def symmetric_eigen(writer, depth: int) -> None:
 
 def order_statistics(writer, depth: int) -> None:
     """``np.median``, ``np.quantile`` or ``np.percentile`` of a vector (NumPy's linear
-    method), ``np.amax``/``np.amin`` of the matrix along an axis, or ``np.linalg.norm`` of
-    order 1, inf or -inf of a vector or along an axis."""
+    method), ``np.amax``/``np.amin`` of the matrix along an axis, ``np.linalg.norm`` of
+    order 1, inf or -inf of a vector or along an axis, or an extreme chosen by the rank
+    (``... if v.ndim == 1 else ...``: the branch of the other rank is dropped)."""
     vec, s = writer.rng.choice(writer.vectors), writer.scalar(1)
     call = writer.rng.choice(
         [f"np.median({vec} * {s})", f"np.quantile({vec}, 0.3)", f"np.quantile({vec} + {s}, 1.0)"]
@@ -310,6 +311,8 @@ def order_statistics(writer, depth: int) -> None:
         + ["np.sum(np.amax(m, axis=0))", f"np.sum(np.amin(m * {s}, axis=1))"]
         + [f"np.linalg.norm({vec}, 1) * {s}", f"np.linalg.norm({vec} - {s}, ord=np.inf)"]
         + ["np.sum(np.linalg.norm(m, ord=1, axis=0))", "np.sum(np.linalg.norm(m, -np.inf, axis=1))"]
+        + [f"(np.sum(np.abs({vec})) if {vec}.ndim == 1 else np.max(np.sum(np.abs({vec}), axis=0)))"]
+        + ["(np.max(np.max(m, axis=1)) if m.ndim == 2 else np.max(m))"]
     )
     writer.emit(depth, f"{writer.sum_target()} {call}")
     writer.tags.add("order_statistics")
