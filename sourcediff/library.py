@@ -262,13 +262,16 @@ def library_calls_as_helpers(node: ast.AST, numpy_name: str | None) -> None:
 
 def in_place_sorts(node: ast.AST, numpy_name: str | None) -> None:
     """Rewrite, in place, each statement ``a.sort()`` into ``a[...] = np.sort(a)``: the
-    same values in ``a``'s own memory, through a function with a derivative rule.
+    same values in ``a``'s own memory, through a function with a derivative rule; and
+    ``a.fill(v)`` into ``a[...] = v``.
 
-    >>> tree = ast.parse("y = x.copy()\\ny.sort()")
+    >>> tree = ast.parse("y = x.copy()\\ny.sort()\\nz = np.empty(3)\\nz.fill(y[0])")
     >>> in_place_sorts(tree, "np")
     >>> print(ast.unparse(tree))
     y = x.copy()
     y[...] = np.sort(y)
+    z = np.empty(3)
+    z[...] = y[0]
     """
     if numpy_name is None:
         return
@@ -280,12 +283,15 @@ def _sorted_in_place(stmt: ast.stmt, numpy_name: str) -> ast.stmt:
     call = stmt.value if isinstance(stmt, ast.Expr) else None
     if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)):
         return stmt
-    if call.func.attr != "sort" or call.args or call.keywords:
-        return stmt
     array = call.func.value
     whole = ast.Subscript(array, ast.Constant(Ellipsis), ast.Store())
-    sort = ast.Attribute(ast.Name(numpy_name, ast.Load()), "sort", ast.Load())
-    new = ast.Assign([whole], ast.Call(sort, [array], []))
+    if call.func.attr == "fill" and len(call.args) == 1 and not call.keywords:
+        new = ast.Assign([whole], call.args[0])
+    elif call.func.attr == "sort" and not call.args and not call.keywords:
+        sort = ast.Attribute(ast.Name(numpy_name, ast.Load()), "sort", ast.Load())
+        new = ast.Assign([whole], ast.Call(sort, [array], []))
+    else:
+        return stmt
     return ast.fix_missing_locations(ast.copy_location(new, stmt))
 
 

@@ -4,7 +4,7 @@
 updating its array argument in place (``v -= np.mean(v)``), a loop variable whose name is
 also used outside its loops, a module-level tuple of numbers, ``C[i][j] = v``, the
 builtin ``sum`` and ``abs`` of an array, and lists of numbers joined to arrays
-(``np.concatenate(([a], x))``).
+(``np.concatenate(([a], x))``), and ``a.fill(v)``.
 
 Each gradient is checked against Richardson-extrapolated central differences at two
 points, compiled and as plain Python.
@@ -132,6 +132,18 @@ def abs_of_arrays(x, c):
     return np.sum(abs(x - 0.1 * c) * x) + np.sum(abs(m)) * abs(c)
 
 
+def filled_buffers(x, c):
+    """``a.fill(v)``: a buffer filled with a number, once and again in a loop."""
+    m = np.empty((2, x.shape[0]))
+    m.fill(c * x[1])
+    m[0, :] = x
+    acc = np.zeros(x.shape[0])
+    for k in range(2):
+        acc.fill(x[k] + c)
+        m[1, :] += acc * x
+    return np.sum(m * m)
+
+
 def _points(n, seed):
     return np.random.default_rng(seed).uniform(-0.9, 0.9, n)
 
@@ -147,6 +159,7 @@ CASES = {
     "builtin_sums": (builtin_sums, lambda k: (_points(4, k), 0.3 + k)),
     "joined_with_numbers": (joined_with_numbers, lambda k: (_points(4, k), 0.7 - k)),
     "abs_of_arrays": (abs_of_arrays, lambda k: (_points(4, k), 0.35 - k)),
+    "filled_buffers": (filled_buffers, lambda k: (_points(4, k), 0.45 + k)),
 }
 
 

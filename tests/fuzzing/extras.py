@@ -211,7 +211,8 @@ def extra_name(writer, stem: str) -> str:
 
 def matrix_masks(writer, depth: int) -> None:
     """A mask of the matrix's own shape: the selected elements read (in C order), or set
-    to a number in a new array or in the argument itself."""
+    to a number in a new array (a copy, or a buffer filled by ``a.fill``) or in the
+    argument itself."""
     s = writer.scalar(1)
     mask = writer.rng.choice([f"m > {s}", f"(m > -0.3) & (m < {s})", "m < 0.0"])
     form = writer.rng.randrange(3)
@@ -219,8 +220,13 @@ def matrix_masks(writer, depth: int) -> None:
         writer.emit(depth, f"{writer.sum_target()} np.sum(m[{mask}] ** 2) * {s}")
     elif form == 1:
         scaled = writer.fresh("mm")
-        writer.emit(depth, f"{scaled} = m * {s}")
-        writer.emit(depth, f"{scaled}[{scaled} < 0.1] = {writer.scalar(1)}")
+        if mask == "m < 0.0":  # a buffer filled with a number (a.fill), the same draws
+            writer.emit(depth, f"{scaled} = np.empty_like(m)")
+            writer.emit(depth, f"{scaled}.fill({s})")
+            writer.emit(depth, f"{scaled}[m < 0.1] = {writer.scalar(1)}")
+        else:
+            writer.emit(depth, f"{scaled} = m * {s}")
+            writer.emit(depth, f"{scaled}[{scaled} < 0.1] = {writer.scalar(1)}")
         writer.emit(depth, f"{writer.sum_target()} np.sum({scaled} * m)")
     else:
         writer.emit(depth, f"m[{mask}] = 0.5 * {s}")
