@@ -53,7 +53,7 @@ CASES = [
     Refusal("write-into-appended-list", rc.writes_into_appended_list, (np.ones(2),), "append"),
     Refusal("generator-in-while-test", rc.generator_in_while_test, (np.ones(2),), "generator"),
     Refusal("einsum-ellipsis", rc.einsum_with_ellipsis, (np.ones((2, 2)), np.ones(2)), "..."),
-    Refusal("norm-order-one", rc.norm_of_order_one, (np.ones(2),), "Euclidean"),
+    Refusal("norm-order-three", rc.norm_of_order_three, (np.ones(2),), "Euclidean"),
     Refusal("roll-tuple-axes", rc.rolls_along_a_tuple_of_axes, (np.ones((2, 2)),), "tuple of axes"),
     Refusal(
         "tuple-axis-variable", rc.reduces_over_a_variable_tuple_axis, (np.ones((2, 2)), 1), "tuple"
