@@ -239,7 +239,8 @@ def _check_only_keyed_reads(node: ast.FunctionDef, keyed: dict, filename: str, h
             _refuse(sub, _only_reads(sub.id, keyed[sub.id]), filename)
         if _constant_key(sub) is not None and sub.value.id in keyed:
             if not isinstance(sub.ctx, ast.Load):
-                _refuse(sub, f"writing into the parameters '{sub.value.id}' is not "
+                kind = "tuple" if isinstance(keyed[sub.value.id][0], int) else "dict"
+                _refuse(sub, f"writing into the {kind} of parameters '{sub.value.id}' is not "
                         "supported; copy the value into a local first", filename)  # fmt: skip
     for default in node.args.defaults:
         for sub in ast.walk(default):

@@ -52,8 +52,8 @@ OUTLINE_SAMPLE = (33, 9)
 # np.linalg.eigvalsh, views written by a helper, a loop with else (1176); order statistics
 # (np.amax along an axis), rows of the matrix written in place, scipy.special of an array, a
 # functools.wraps helper (1245); max/min of many, masks of the matrix's own shape,
-# np.fmod/fmax/fmin (428); defaults left out, pass statements (301). The first two also run
-# compiled (tests/test_fuzz.py).
+# np.fmod/fmax/fmin (428); defaults left out, pass statements (301). The first also runs
+# compiled (both with SOURCEDIFF_FULL_SUITE=1: tests/test_fuzz.py).
 EXTRA_SAMPLE = (1176, 1245, 428, 301)
 
 

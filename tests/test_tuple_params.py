@@ -116,6 +116,12 @@ def unpacks_twice(p):
     return a * b * c
 
 
+def writes_into(p):
+    a, b = p
+    p[0] = 2.0 * b
+    return a * p[0]
+
+
 def gives_a_short_tuple(x):
     return _affine((x, 2.0 * x), 0.5)
 
@@ -126,6 +132,7 @@ def gives_a_short_tuple(x):
         (iterates, "is a tuple of parameters: unpack it"),
         (unpacks_twice, "unpacked into 2 and 3 names"),
         (gives_a_short_tuple, "unpacks this argument into 3 values"),
+        (writes_into, "writing into the tuple of parameters 'p'"),
     ],
 )
 def test_other_uses_are_refused_with_the_line(func, match):
