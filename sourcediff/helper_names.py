@@ -38,24 +38,39 @@ def name_helpers_apart(parsed) -> None:
 
 
 def _name_constants_apart(functions: list, taken: set[str]) -> None:
-    """Give a constant that another function of the tree reads under the same name with
-    another value (``k`` of two closures, two modules' ``DT``) a name of its own."""
+    """Give a constant a name of its own where another function of the tree reads the
+    same name with another value (``k`` of two closures, two modules' ``DT``), or binds
+    it as a local (a caller's ``k``, or a counter a rewrite named ``k``): inlined into
+    that caller, the helper would read the local instead, a silently wrong value."""
     values: dict[str, str] = {}
     taken = taken | {n.id for fn in functions for n in ast.walk(fn.node) if isinstance(n, ast.Name)}
+    bound = set().union(*(_bound_names(fn.node) for fn in functions))
+    moved: dict[tuple[str, str], str] = {}  # (name, value) -> its own name, the same in all
     for fn in functions:
         for name, resolved in list(fn.names.items()):
             if resolved.kind != "constant":
                 continue
             text = constant_text(resolved.value)
-            if values.setdefault(name, text) == text:
+            if values.setdefault(name, text) == text and name not in bound:
                 continue
-            new = _unused(name, taken)
-            taken.add(new)
+            if (name, text) not in moved:
+                moved[(name, text)] = _unused(name, taken)
+                taken.add(moved[(name, text)])
+            new = moved[(name, text)]
             values[new] = text
             fn.names[new] = fn.names.pop(name)
             for node in ast.walk(fn.node):
                 if isinstance(node, ast.Name) and node.id == name:
                     node.id = new
+
+
+def _bound_names(node: ast.FunctionDef) -> set[str]:
+    """The names ``node`` binds: its parameters and every name it assigns."""
+    names = {a.arg for a in node.args.args + node.args.kwonlyargs}
+    names |= {
+        n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+    }
+    return names
 
 
 def _identity(fn) -> str:

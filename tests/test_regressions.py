@@ -327,3 +327,42 @@ def test_a_branch_on_the_rank_is_decided_by_the_argument(policy, jit):
     source = sd.adjoint_source(rank_generic_norm, args=(vector,))
     code = [line for line in source.splitlines() if not line.strip().startswith("#")]
     assert not [line for line in code if "axis" in line]  # the matrix's branch is gone
+
+
+k = 3.0  # a module constant a helper reads, under a name callers also bind
+total = 2.0
+
+
+def _scaled(v):
+    return k * v
+
+
+def _scaled_total(v):
+    return total * v
+
+
+def shadowed_by_a_local(x0, x1):
+    k = 0.5 * x1
+    return _scaled(x0) + k
+
+
+def shadowed_by_a_rewrite(x0, a):
+    items = [math.sin(e) for e in a]  # its expansion counts with a fresh name 'k'
+    return _scaled(x0) * sum(items) + _scaled_total(sum(math.cos(e) for e in a))
+
+
+@pytest.mark.parametrize("jit", [False, True])
+@pytest.mark.parametrize("policy", ["store", "recompute", sd.Checkpoint(snapshots=2), "auto"])
+def test_a_helpers_constant_is_not_read_as_a_callers_local(policy, jit):
+    """Inlined, a helper read the caller's own k (or a comprehension's counter k, a
+    generator sum's accumulator total) instead of the module's: wrong values, silently."""
+    grad = sd.value_and_grad(shadowed_by_a_local, argnums=(0, 1), policy=policy, jit=jit)
+    value, (d0, d1) = grad(0.5, 0.7)
+    assert (value, d0, d1) == pytest.approx((1.85, 3.0, 0.5), rel=1e-14)
+    a = np.array([0.1, 0.2, 0.3, 0.4])
+    grad = sd.value_and_grad(shadowed_by_a_rewrite, argnums=(0, 1), policy=policy, jit=jit)
+    value, (d0, da) = grad(0.5, a)
+    s = np.sum(np.sin(a))
+    assert value == pytest.approx(1.5 * s + 2.0 * np.sum(np.cos(a)), rel=1e-14)
+    assert d0 == pytest.approx(3.0 * s, rel=1e-14)
+    np.testing.assert_allclose(da, 1.5 * np.cos(a) - 2.0 * np.sin(a), rtol=1e-14)
