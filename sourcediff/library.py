@@ -72,8 +72,10 @@ def numpy_quantile(a, q):
 def numpy_percentile(a, q):
     """``np.percentile(a, q)`` of a vector at one ``q`` in [0, 100]: the quantile at
     ``q / 100``."""
-    if a.ndim != 1:
+    if a.ndim != 1:  # its own checks: an error names the user's np.percentile call
         raise ValueError("np.percentile: only a 1-D array and one q (no axis=) are supported")
+    if q < 0.0 or q > 100.0:
+        raise ValueError("np.percentile: q must be in [0, 100]")
     return numpy_quantile(a, q / 100.0)
 
 
@@ -260,13 +262,13 @@ def library_calls_as_helpers(node: ast.AST, numpy_name: str | None) -> None:
             call.func = ast.copy_location(ast.Name(definition, ast.Load()), call.func)
 
 
-def in_place_sorts(node: ast.AST, numpy_name: str | None) -> None:
+def in_place_array_methods(node: ast.AST, numpy_name: str | None) -> None:
     """Rewrite, in place, each statement ``a.sort()`` into ``a[...] = np.sort(a)``: the
     same values in ``a``'s own memory, through a function with a derivative rule; and
     ``a.fill(v)`` into ``a[...] = v``.
 
     >>> tree = ast.parse("y = x.copy()\\ny.sort()\\nz = np.empty(3)\\nz.fill(y[0])")
-    >>> in_place_sorts(tree, "np")
+    >>> in_place_array_methods(tree, "np")
     >>> print(ast.unparse(tree))
     y = x.copy()
     y[...] = np.sort(y)

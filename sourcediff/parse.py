@@ -33,7 +33,7 @@ from .helper_names import name_helpers_apart
 from .library import (
     DEFINITIONS,
     definition_of,
-    in_place_sorts,
+    in_place_array_methods,
     library_calls_as_helpers,
     triangle_indices_unpacked,
 )
@@ -195,7 +195,7 @@ def parse_function(func, _active: tuple[str, ...] = (), options: dict | None = N
     builtin_sums_as_numpy(node, _numpy_name(func, "sum"))
     library_calls_as_helpers(node, _numpy_name(func))
     norm_orders_as_helpers(node, _numpy_name(func))
-    in_place_sorts(node, _numpy_name(func))
+    in_place_array_methods(node, _numpy_name(func))
     triangle_indices_unpacked(node, namer)
     scipy_calls_as_helpers(node, func.__globals__)
     lower_loop_else(node, namer)

@@ -116,6 +116,25 @@ def test_matrix_power_matches_its_closed_form(policy, jit):
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-15)
 
 
+def percentile_out_of_range(x):
+    return np.percentile(x, 150.0) * 2.0
+
+
+def quantile_out_of_range(x):
+    return np.quantile(x, -0.1) * 2.0
+
+
+@pytest.mark.parametrize("jit", [False, True])
+@pytest.mark.parametrize(
+    ("func", "name"),
+    [(percentile_out_of_range, "np.percentile"), (quantile_out_of_range, "np.quantile")],
+)
+def test_a_q_out_of_range_raises_at_the_users_line(func, name, jit):
+    line = func.__code__.co_firstlineno + 1
+    with pytest.raises(sd.SourceDiffError, match=rf"test_library.py:{line}: {name}: q must"):
+        sd.grad(func, jit=jit)(X)
+
+
 def test_a_matrix_norm_of_another_order_raises_at_the_users_line():
     line = norms.__code__.co_firstlineno + 3
     with pytest.raises(sd.SourceDiffError, match=rf"test_library.py:{line}: np.linalg.norm: ord=1"):

@@ -122,6 +122,16 @@ def writes_into(p):
     return a * p[0]
 
 
+def dict_and_tuple(p):
+    a, b = p
+    return a * b + p["w"]
+
+
+def pair_passed_on_as_three(p):
+    a, b = p
+    return _affine(p, 0.5) * a
+
+
 def gives_a_short_tuple(x):
     return _affine((x, 2.0 * x), 0.5)
 
@@ -133,6 +143,8 @@ def gives_a_short_tuple(x):
         (unpacks_twice, "unpacked into 2 and 3 names"),
         (gives_a_short_tuple, "unpacks this argument into 3 values"),
         (writes_into, "writing into the tuple of parameters 'p'"),
+        (dict_and_tuple, "used as tuples or dicts of different forms"),
+        (pair_passed_on_as_three, "used as tuples or dicts of different forms"),
     ],
 )
 def test_other_uses_are_refused_with_the_line(func, match):

@@ -57,7 +57,10 @@ def fold_ranks(node: ast.FunctionDef, types) -> bool:
         y = x[0]
         return y
     """
-    _Ranks(types).visit(node)
+    ranks = _Ranks(types)
+    ranks.visit(node)
+    if not ranks.replaced:  # nothing new to decide: the function is left as it is
+        return False
     branches = sum(isinstance(sub, ast.If) for sub in walk(node))
     fold_known_tests(node)
     return sum(isinstance(sub, ast.If) for sub in walk(node)) < branches
@@ -66,11 +69,13 @@ def fold_ranks(node: ast.FunctionDef, types) -> bool:
 class _Ranks(ast.NodeTransformer):
     def __init__(self, types):
         self.types = types
+        self.replaced = False
 
     def visit_Attribute(self, node: ast.Attribute) -> ast.expr:
         if node.attr == "ndim" and isinstance(node.value, ast.Name):
-            found = self.types[node.value.id] if node.value.id in self.types else None
+            found = self.types.get(node.value.id)
             if found is not None and found.kind == "array":
+                self.replaced = True
                 return ast.copy_location(ast.Constant(found.ndim), node)
         return self.generic_visit(node)
 

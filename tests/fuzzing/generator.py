@@ -1750,16 +1750,23 @@ def f_dict(p, a, m, n):
     return f(first_of(p), scale, a, m, n)"""
 
 
-# The same function taking its floats as a tuple of parameters (unpacked, read by
-# position, and given on to a helper as a tuple written out): the campaign compares its
-# gradient, a tuple, with the same reference.
+# The same function taking its floats as a tuple of parameters (unpacked, read by position
+# and by len, given to a helper as a tuple written out and as a local tuple, which the
+# helper passes on to another that unpacks it): the campaign compares its gradient, a
+# tuple, with the same reference.
 TUPLE_VARIANT = """
 
-def first_of_pair(q):
+def head_of(q):
     u, _ = q
     return u
 
 
+def first_of_pair(q):
+    return head_of(q)
+
+
 def f_tuple(p, a, m, n):
     x0, x1 = p
-    return f(first_of_pair((x0, x1)), p[-1], a, m, n)"""
+    pair = (x0, x1)
+    first = 0.5 * (first_of_pair(pair) + head_of((x0, x1)))  # x0, exactly
+    return f(first, p[-1] * (len(p) - 1), a, m, n)"""
