@@ -36,6 +36,7 @@ from ..analysis.must_write import index_facts, overwritten_first
 from ..analysis.sharing import alias_classes
 from ..astnodes import clone
 from ..runtime import ADVANCE, RESTORE, TAKESHOT  # the revolve protocol, defined once
+from .late_pushes import DeferredPushes, iteration_locals
 from .records import RerunLoop, Schedule
 from .simplify import simplify
 from .states import IterationState, iteration_index, without_exit
@@ -61,7 +62,10 @@ class Store(LoopReversal):
 
     def reverse(self, builder, loop):
         builder.loops.append(loop)
+        kind = lambda name: builder.types[name].kind  # noqa: E731
+        builder.deferred.append(DeferredPushes(iteration_locals(loop, builder.name_counts, kind)))
         body_f, body_r = builder.block(loop.body)
+        body_f, body_r = builder.deferred.pop().placed(body_f, body_r)
         builder.loops.pop()
         fields = {f: getattr(loop, f) for f in loop._fields if hasattr(loop, f)}
         fwd = [ir.located(type(loop)(**{**fields, "body": body_f}), loop)]

@@ -35,6 +35,7 @@ from .accumulate import accumulate_arrays
 from .cleanup import drop_dead_adjoint_stores
 from .effects import names_read
 from .first_writes import assign_first_contributions
+from .late_pushes import DeferredPushes, name_counts
 from .loops import reverse_loop
 from .records import counting_function, keeps_bytes, lower
 from .repeats import drop_repeated_computations
@@ -89,6 +90,9 @@ class ReverseBuilder(StatementAdjoints):
         arrays = {n for n in active if types[n].kind == "array"}
         self.assigned_adjoints = _single_use_temps(nf.node.body, nf.temps, active - arrays)
         self.loops: list[ast.stmt] = []
+        #: Per stored loop being built, its iteration-local values (late_pushes.py).
+        self.deferred: list[DeferredPushes] = []
+        self.name_counts = name_counts(nf.node.body)
         self.verifier: Instrumentation | None = None
         # Views written through: a copy of one would not write into its array.
         self.written_through = signature.written_arrays(nf.node)
@@ -134,6 +138,8 @@ class ReverseBuilder(StatementAdjoints):
         if self.rec.saves_at(stmt):
             element = stmt.targets[0] if ir.is_element_write(stmt) else None
             save, restore = self.tapes.save(target, self.loops, element)
+            if element is None and self.deferred and self.deferred[-1].take(target, save, restore):
+                save, restore = [], []  # pushed at the end of the iteration, popped first
         rev = self.adjoint(stmt) if target in self.active else []
         rev = [ir.located(s, stmt) for s in rev + restore]
         return save + [self.forward_form(stmt)], rev

@@ -45,7 +45,6 @@ def heat(u0, alpha, steps):
 
 def heat_vjp(u0, alpha, steps, heat_bar):
     # forward sweep
-    t9 = 0.0
     floats_top = 0
     # golden_functions.py:46: n = u0.shape[0]
     n = u0.shape[0]
@@ -60,10 +59,10 @@ def heat_vjp(u0, alpha, steps, heat_bar):
         for i in range(1, n - 1):
             # golden_functions.py:51: v[i] = u[i] + alpha * (u[i - 1] - 2.0 * u[i] + u[i + 1])
             t2 = u[i]
-            floats_tape[floats_top] = t9
-            floats_top += 1
             t9 = u[i - 1] - 2.0 * t2 + u[i + 1]
             v[i] = t2 + alpha * t9
+            floats_tape[floats_top] = t9
+            floats_top += 1
         # golden_functions.py:52: v[0] = u[0]
         v[0] = u[0]
         # golden_functions.py:53: v[n - 1] = u[n - 1]
@@ -102,14 +101,14 @@ def heat_vjp(u0, alpha, steps, heat_bar):
             # golden_functions.py:50: for i in range(1, n - 1):
             for i in range(n - 2, 0, -1):
                 u_bar_m1 = u_bar[i - 1]
+                floats_top -= 1
+                t9 = floats_tape[floats_top]
                 # golden_functions.py:51: v[i] = u[i] + alpha * (u[i - 1] - 2.0 * u[i] + u[i + 1])
                 t11_bar = v_bar[i]
                 v_bar[i] = 0.0
                 t2_bar = t11_bar
                 alpha_bar += t9 * t11_bar
                 t9_bar = alpha * t11_bar
-                floats_top -= 1
-                t9 = floats_tape[floats_top]
                 u_bar_p1 += t9_bar
                 t2_bar += 2.0 * -t9_bar
                 u_bar_m1 += t9_bar

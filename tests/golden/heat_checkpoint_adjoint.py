@@ -49,7 +49,6 @@ def heat(u0, alpha, steps):
 
 def heat_vjp(u0, alpha, steps, heat_bar):
     # forward sweep
-    t9 = 0.0
     floats_top = 0
     u_snapshots = List.empty_list(ARRAY_float64_1D_C)
     # golden_functions.py:46: n = u0.shape[0]
@@ -69,8 +68,7 @@ def heat_vjp(u0, alpha, steps, heat_bar):
         for i in range(1, n - 1):
             # golden_functions.py:51: v[i] = u[i] + alpha * (u[i - 1] - 2.0 * u[i] + u[i + 1])
             t2 = u[i]
-            t9 = u[i - 1] - 2.0 * t2 + u[i + 1]
-            v[i] = t2 + alpha * t9
+            v[i] = t2 + alpha * (u[i - 1] - 2.0 * t2 + u[i + 1])
         # golden_functions.py:52: v[0] = u[0]
         v[0] = u[0]
         # golden_functions.py:53: v[n - 1] = u[n - 1]
@@ -101,8 +99,7 @@ def heat_vjp(u0, alpha, steps, heat_bar):
                 for i in range(1, n - 1):
                     # golden_functions.py:51: v[i] = u[i] + alpha * (u[i - 1] - 2.0 * u[i] + u[i + 1])
                     t2 = u[i]
-                    t9 = u[i - 1] - 2.0 * t2 + u[i + 1]
-                    v[i] = t2 + alpha * t9
+                    v[i] = t2 + alpha * (u[i - 1] - 2.0 * t2 + u[i + 1])
                 # golden_functions.py:52: v[0] = u[0]
                 v[0] = u[0]
                 # golden_functions.py:53: v[n - 1] = u[n - 1]
@@ -124,10 +121,10 @@ def heat_vjp(u0, alpha, steps, heat_bar):
             for i in range(1, t1):
                 # golden_functions.py:51: v[i] = u[i] + alpha * (u[i - 1] - 2.0 * u[i] + u[i + 1])
                 t2 = u[i]
-                floats_tape[floats_top] = t9
-                floats_top += 1
                 t9 = u[i - 1] - 2.0 * t2 + u[i + 1]
                 v[i] = t2 + alpha * t9
+                floats_tape[floats_top] = t9
+                floats_top += 1
             # golden_functions.py:52: v[0] = u[0]
             v[0] = u[0]
             # golden_functions.py:53: v[n - 1] = u[n - 1]
@@ -152,14 +149,14 @@ def heat_vjp(u0, alpha, steps, heat_bar):
                 # golden_functions.py:50: for i in range(1, n - 1):
                 for i in range(1 + (n_i - 1), 0, -1):
                     u_bar_m1 = u_bar[i - 1]
+                    floats_top -= 1
+                    t9 = floats_tape[floats_top]
                     # golden_functions.py:51: v[i] = u[i] + alpha * (u[i - 1] - 2.0 * u[i] + u[i + 1])
                     t11_bar = v_bar[i]
                     v_bar[i] = 0.0
                     t2_bar = t11_bar
                     alpha_bar += t9 * t11_bar
                     t9_bar = alpha * t11_bar
-                    floats_top -= 1
-                    t9 = floats_tape[floats_top]
                     u_bar_p1 += t9_bar
                     t2_bar += 2.0 * -t9_bar
                     u_bar_m1 += t9_bar

@@ -33,8 +33,6 @@ def pair_energy(x, k):
 
 def pair_energy_vjp(x, k, pair_energy_bar):
     # forward sweep
-    d = 0.0
-    t4 = 0.0
     floats_top = 0
     # golden_functions.py:66: n = x.shape[0]
     n = x.shape[0]
@@ -47,29 +45,29 @@ def pair_energy_vjp(x, k, pair_energy_bar):
         t1 = i + 1
         floats_tape = reserve(floats_tape, floats_top + 2 * len(range(t1, n)))
         for j in range(t1, n):
-            floats_tape[floats_top] = d
             # golden_functions.py:70: d = x[j] - x[i]
             d = x[j] - x[i]
-            floats_tape[floats_top + 1] = t4
-            floats_top += 2
             # golden_functions.py:71: energy += k * d * d
             t4 = k * d
             energy = energy + t4 * d
+            floats_tape[floats_top] = d
+            floats_tape[floats_top + 1] = t4
+            floats_top += 2
     # reverse sweep
     x_bar = np.zeros_like(x)
     k_bar = 0.0
     for i in range(n - 1, -1, -1):
         # golden_functions.py:69: for j in range(i + 1, n):
         for j in range(n - 1, i, -1):
+            floats_top -= 2
+            t4 = floats_tape[floats_top + 1]
+            d = floats_tape[floats_top]
             # golden_functions.py:71: energy += k * d * d
             t4_bar = d * pair_energy_bar
             d_bar = t4 * pair_energy_bar
             k_bar += d * t4_bar
             d_bar += k * t4_bar
-            floats_top -= 2
-            t4 = floats_tape[floats_top + 1]
             # golden_functions.py:70: d = x[j] - x[i]
-            d = floats_tape[floats_top]
             x_bar[i] += -d_bar
             x_bar[j] += d_bar
     return (energy, (x_bar, k_bar))

@@ -31,7 +31,6 @@ def series(x, y, n):
 
 def series_vjp(x, y, n, series_bar):
     # forward sweep
-    t1 = False
     t3 = 0.0
     flags_top = 0
     floats_top = 0
@@ -42,8 +41,6 @@ def series_vjp(x, y, n, series_bar):
     flags_tape = np.empty(n_i, np.bool_)
     floats_tape = np.empty(n_i, np.float64)
     for i in range(n):
-        flags_tape[flags_top] = t1
-        flags_top += 1
         # golden_functions.py:15: if s < 3.0:
         t1 = s < 3.0
         if t1:
@@ -55,13 +52,16 @@ def series_vjp(x, y, n, series_bar):
         else:
             # golden_functions.py:18: s = s * 0.5 + helper(x, y)
             s = s * 0.5 + (x * y + math.cos(y))
+        flags_tape[flags_top] = t1
+        flags_top += 1
     # reverse sweep
     x_bar = 0.0
     y_bar = 0.0
     s_bar = series_bar
     for i in range(n - 1, -1, -1):
+        flags_top -= 1
         # golden_functions.py:15: if s < 3.0:
-        if t1:
+        if flags_tape[flags_top]:
             # golden_functions.py:16: s += math.sin(x * i) * y
             y_bar += t3 * s_bar
             floats_top -= 1
@@ -73,8 +73,6 @@ def series_vjp(x, y, n, series_bar):
             x_bar += y * s_bar
             y_bar += x * s_bar
             s_bar = 0.5 * s_bar
-        flags_top -= 1
-        t1 = flags_tape[flags_top]
     return (s, (x_bar, y_bar))
 
 
@@ -83,11 +81,11 @@ def series_record_bytes(x, y, n):
     peak_bytes = 0
     s = 0.0
     for i in range(n):
-        recorded_bytes += 1
         if s < 3.0:
             t2 = x * i
             recorded_bytes += 8
             s = s + math.sin(t2) * y
         else:
             s = s * 0.5 + (x * y + math.cos(y))
+        recorded_bytes += 1
     return recorded_bytes + peak_bytes
