@@ -47,7 +47,7 @@ import re
 from ..analysis.own_buffers import unshared_buffers
 from ..astnodes import clone, walk
 from ..naming import Namer
-from .simplify import cancel_offsets
+from .simplify import cancel_offsets, simplify
 from .windows import Window, loop_lower_bound, loop_windows, range_bounds
 
 
@@ -57,9 +57,10 @@ def rotate_window_elements(function: ast.FunctionDef, ranks: dict) -> bool:
     own = unshared_buffers(function, ranks)
     taken = Namer.for_tree(function).taken  # its names and its parameters
     found = list(_loops_with_windows(function, own, ranks, {}))
-    for stmts, index, windows in found:  # a rotated loop is not looked at again; loops
-        # one after the other may use the same names for their windows
-        stmts[index] = _rotated(stmts[index], windows, Namer(set(taken)))
+    # A rotated loop is not looked at again; loops one after the other may use the same
+    # names for their windows. Backwards, so that a splice leaves earlier indices valid.
+    for stmts, index, windows in reversed(found):
+        stmts[index : index + 1] = _rotated(stmts[index], windows, Namer(set(taken)))
     return bool(found)
 
 
@@ -90,7 +91,7 @@ def _bound_in(body: list[ast.stmt]) -> set[str]:
     }
 
 
-def _rotated(loop: ast.For, windows: list[Window], namer: Namer) -> ast.If:
+def _rotated(loop: ast.For, windows: list[Window], namer: Namer) -> list[ast.stmt]:
     """``loop`` with ``windows`` in numbers, behind the test that it runs at all."""
     start, stop, step = range_bounds(loop)
     index = loop.target.id
@@ -108,8 +109,10 @@ def _rotated(loop: ast.For, windows: list[Window], namer: Namer) -> ast.If:
         after += [_store(window, index, k + step, names[k]) for k in ordered[:-1]]
     _Renamed(windows, index, registers).visit(ast.Module(loop.body, []))
     loop.body = top + loop.body + bottom
-    test = ast.Compare(clone(start), [ast.Lt() if step == 1 else ast.Gt()], [clone(stop)])
-    return ast.If(test, before + [loop] + after, [])
+    test = simplify(ast.Compare(clone(start), [ast.Lt() if step == 1 else ast.Gt()], [clone(stop)]))
+    if isinstance(test, ast.Constant) and test.value is True:  # constant bounds: it runs
+        return before + [loop] + after
+    return [ast.If(test, before + [loop] + after, [])]
 
 
 def _element(window: Window, position: ast.expr, k: int, ctx=None) -> ast.Subscript:
