@@ -281,6 +281,14 @@ def assert_gradient_matches(func, args, argnums, policy="auto", jit=True, rtol=1
         np.testing.assert_allclose(grad, want, rtol=rtol, atol=atol)
 
 
+def assert_gradients_at_random_points(func, make_args, argnums, policy, jit, seed, points=2):
+    """``assert_gradient_matches`` at ``points`` argument tuples ``make_args(rng)`` drawn
+    from a generator seeded with ``seed``."""
+    rng = np.random.default_rng(seed)
+    for _ in range(points):
+        assert_gradient_matches(func, make_args(rng), argnums, policy, jit)
+
+
 def assert_case_matches(func, make_args, jit, points=2, policies=("store", "recompute")):
     """At ``points`` argument tuples from ``make_args()``: the gradient with respect to the
     first argument under each policy against the reference (``assert_gradient_matches``),

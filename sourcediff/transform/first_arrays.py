@@ -57,7 +57,7 @@ def bind_first_contributions(function: ast.FunctionDef, shapes: dict) -> bool:
     private = private_buffers(function, returned=True, ranks=ranks)  # the return sees a rebinding
     if not private:
         return False
-    likes = _zeros_like_sources(function, private)
+    likes = zeros_like_sources(function, private)
     shapes = dict(shapes)
     shapes |= {buffer: shapes[like] for buffer, like in likes.items() if like in shapes}
     analysis = _FirstContributions(private, shapes, function.body, likes)
@@ -134,7 +134,7 @@ class _Swaps(ZeroBuffers):
 
 def _buffer_shapes(function: ast.FunctionDef, shapes: dict) -> dict:
     """The shape of each buffer bound as ``np.zeros_like(a)`` with ``a``'s shape known."""
-    likes = _zeros_like_sources(function, None)
+    likes = zeros_like_sources(function, None)
     return {buffer: shapes[like] for buffer, like in likes.items() if like in shapes}
 
 
@@ -157,7 +157,7 @@ def _swapped(stmt: ast.stmt) -> tuple[str, str] | None:
     return None
 
 
-def _zeros_like_sources(function: ast.FunctionDef, private: set[str] | None) -> dict[str, str]:
+def zeros_like_sources(function: ast.FunctionDef, private: set[str] | None) -> dict[str, str]:
     """For each private buffer (each buffer, given None) bound as ``np.zeros_like(a)``,
     the name ``a``."""
     out = {}

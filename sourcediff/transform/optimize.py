@@ -96,6 +96,7 @@ from .rule_calls import share_rule_calls
 from .simplify import tidy_reversed_ranges
 from .slicing import slice_to_result
 from .stack_moves import merge_stack_moves
+from .takeover import take_over_last_buffers
 from .trip_counts import replay_invariant_ranges
 from .zeros import assign_first_contributions
 
@@ -132,6 +133,8 @@ def optimize(
     _to_fixed_point(function, _passes(shapes, ranks, counting=result_only))
     if shapes is not None:
         swap_first_contributions(function, shapes)
+    if shapes is not None and ranks is not None and take_over_last_buffers(function, shapes, ranks):
+        _to_fixed_point(function, [fold_temporaries, drop_dead_stores])
     drop_implied_zeroings(function)
     if drop_dead_zeroings(function):
         if sliced:  # nothing writes the seed's copy now: read the seed itself

@@ -10,8 +10,6 @@ import math
 
 import numpy as np
 
-from sourcediff.runtime import add_into
-
 
 
 def heat(u0, alpha, steps):
@@ -75,7 +73,6 @@ def heat_vjp(u0, alpha, steps, heat_bar):
         t19 = u[j]
         t16_sum = t16_sum + t19 * t19
     # reverse sweep
-    u0_bar = np.zeros_like(u0)
     alpha_bar = 0.0
     u_bar = np.zeros_like(u)
     v_bar = np.zeros_like(v)
@@ -118,9 +115,7 @@ def heat_vjp(u0, alpha, steps, heat_bar):
                 u_bar_0 = u_bar_m1
             u_bar[i] = u_bar_p1
             u_bar[i - 1] = u_bar_0
-    # golden_functions.py:47: u = u0.copy()
-    add_into(u0_bar, u_bar)
-    return (t16_sum, (u0_bar, alpha_bar))
+    return (t16_sum, (u_bar, alpha_bar))
 
 
 def heat_record_bytes(u0, alpha, steps):
