@@ -454,3 +454,33 @@ def test_store_recomputes_values_of_one_value_instead_of_recording_them(jit):
         expected = array_central_difference(plain, (x, v, m, 0.1), (arg,))[0]
         np.testing.assert_allclose(grads[k], expected, rtol=1e-7, atol=1e-9)
     assert grads[2] == pytest.approx(central_difference(plain, (x, v, m, 0.1), (3,))[0], rel=1e-7)
+
+
+def _row_log_sum_exp(x, i):
+    m = x.shape[1]
+    total = 0.0
+    for j in range(m):
+        total += math.exp(x[i, j])
+    return math.log(total)
+
+
+def _rows_of_softmax(x):
+    s = 0.0
+    for i in range(x.shape[0]):
+        s += _row_log_sum_exp(x, i) * x[i, 0]
+    return s
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_a_helpers_shape_query_inlined_in_a_loop_sizes_the_tape_exactly(jit):
+    """The helper's ``m = x.shape[1]``, inlined into the row loop, is the same every
+    iteration (``x`` is not bound again): the tape is allocated once with its exact size,
+    not grown by ``reserve``; the gradient is checked against central differences."""
+    x = np.random.default_rng(5).uniform(-1.0, 1.0, size=(4, 3))
+    source = sd.adjoint_source(_rows_of_softmax, policy="store", args=(x,))
+    assert "reserve(" not in source
+    exps = 8 * x.size  # one exp per element; the running totals are recomputed or kept
+    assert exps <= sd.tape_size(_rows_of_softmax, x, policy="store", jit=jit) <= 3 * exps
+    grad = sd.grad(_rows_of_softmax, policy="store", jit=jit)(x)
+    expected = array_central_difference(_rows_of_softmax, (x,), 0)
+    np.testing.assert_allclose(grad, expected, rtol=1e-7, atol=1e-9)

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from ..analysis.types import TypeTable
 from ..astnodes import walk
 from ..fancy import has_array_index, is_int_array, is_mask
+from ..ir import shape_axis
 from ..naming import Namer
 from .records import Advance, Alloc, Append, NewList, Push, Reserve, Restore, Save
 
@@ -302,7 +303,8 @@ def _at_entry(atom: ast.expr, outer: ast.stmt, depth: int = 0) -> str | None:
     evaluable before it starts; None if the loop may change it.
 
     A temporary such as ``t1 = n - 1`` computed inside the loop from names the loop
-    never assigns is replaced by its definition: ``(n - 1)``.
+    never assigns is replaced by its definition: ``(n - 1)``, and so is ``m = x.shape[0]``
+    (a helper's, inlined into the loop) where the loop does not bind ``x``.
     """
     if isinstance(atom, ast.Constant):
         return repr(atom.value)
@@ -334,6 +336,9 @@ def _at_entry(atom: ast.expr, outer: ast.stmt, depth: int = 0) -> str | None:
             return f"({left} {symbol} {right})"
     if isinstance(value, (ast.Name, ast.Constant)):
         return _at_entry(value, outer, depth + 1)
+    axis = shape_axis(value)  # an array the loop does not bind again keeps its shape
+    if axis is not None and _at_entry(ast.Name(axis[0]), outer, depth + 1) == axis[0]:
+        return f"{axis[0]}.shape[{axis[1]}]"
     return None
 
 
