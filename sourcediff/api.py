@@ -33,7 +33,7 @@ from .drivers import (
     seed_like,
     tangent_like,
 )
-from .errors import ArgumentError, ModeRefusedError, TypeInferenceError
+from .errors import ArgumentError, ModeRefusedError, TypeInferenceError, UnsupportedValueError
 from .examples import example_args, signature_args
 from .outlined import outlined_text
 from .policy import check_policy
@@ -364,7 +364,7 @@ def _generated_source(transformed: Specializer, args, signature, build) -> str:
     args = transformed.bind(tuple(args), {})
     try:
         built, _ = build(args)
-    except TypeInferenceError as exc:
+    except (TypeInferenceError, UnsupportedValueError) as exc:
         if not guessed:
             raise
         raise TypeInferenceError(

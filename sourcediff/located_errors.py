@@ -55,21 +55,18 @@ def division_error(exc: ZeroDivisionError, path: str, parsed) -> SourceDiffError
 
 
 def library_error(exc: ValueError, parsed) -> UnsupportedValueError | None:
-    """A library definition's refusal of its arguments (its message starts with NumPy's
-    name of the function, ``np.median: ...``) at the user's first call of it; None for
-    any other ``ValueError`` (the user's own ``raise``, which keeps its message)."""
+    """A library definition's or runtime function's refusal of its arguments (its message
+    starts with NumPy's name of the function, ``np.median: ...``) at the user's first
+    call of it; None for any other ``ValueError`` (the user's own ``raise``, which keeps
+    its message)."""
     spelling, colon, _ = str(exc).partition(": ")
-    definitions = library.DEFINITIONS_BY_SPELLING.get(spelling) if colon else None
-    if not definitions:
+    if not colon or not spelling.startswith("np."):
         return None
     sites = [
         (fn.filename, call.lineno, call.col_offset)
         for fn in parsed.call_tree()
         for call in ast.walk(fn.node)
-        if isinstance(call, ast.Call)
-        and isinstance(call.func, ast.Name)
-        and call.func.id in definitions
-        and fn.filename != library.__file__
+        if isinstance(call, ast.Call) and _calls(call, spelling) and fn.filename != library.__file__
     ]
     if not sites:
         return None
@@ -77,3 +74,14 @@ def library_error(exc: ValueError, parsed) -> UnsupportedValueError | None:
     others = sorted({f"line {n}" for f, n, _ in sites if (f, n) != (filename, line)})
     also = f" (or its call at {', '.join(others)})" if others else ""
     return UnsupportedValueError(f"{exc}{also}", filename, line, col)
+
+
+def _calls(call: ast.Call, spelling: str) -> bool:
+    """Whether ``call`` calls NumPy's ``spelling``: the library definition parsing put in
+    its place (``numpy_median``), or the attribute itself (``np.roll``, whatever NumPy's
+    module is called there)."""
+    definitions = library.DEFINITIONS_BY_SPELLING.get(spelling, set())
+    if isinstance(call.func, ast.Name):
+        return call.func.id in definitions
+    attribute = ast.unparse(call.func).partition(".")[2]
+    return not definitions and isinstance(call.func, ast.Attribute) and attribute == spelling[3:]

@@ -43,6 +43,8 @@ def cumprod_along(x, axis):
 
 def roll_along(x, shift, axis):
     """``np.roll(x, shift, axis=axis)`` for one integer axis."""
+    if axis < -x.ndim or axis >= x.ndim:  # the compiled version's message (_check_axis)
+        raise ValueError("np.roll: axis is out of bounds for the array's dimension")
     return np.roll(x, shift, axis=axis)
 
 
