@@ -69,6 +69,12 @@ def test_an_adjoint_with_a_contribution_already_is_left():
     assert not changed
 
 
+def test_a_tuple_assignment_of_expressions_is_not_a_swap():
+    tail = "    w, z = (g[0] + 1.0, steps)\n    add_into(a_bar, u_bar)\n    return (a_bar, w)"
+    changed, source = _rewritten(tail)
+    assert changed and "a_bar = u_bar" in source
+
+
 def test_a_buffer_of_another_shape_is_left():
     shapes = dict(SHAPES, u=(("class", "m"),), v=(("class", "m"),))
     changed, _ = _rewritten("    add_into(a_bar, u_bar)\n    return (a_bar, b_bar)", shapes)

@@ -89,7 +89,7 @@ def _private_modulo_swaps(function: ast.FunctionDef, ranks: dict) -> set[str]:
         for field in ("body", "orelse"):
             block = getattr(node, field, None)
             if isinstance(block, list):
-                block[:] = [s for s in block if not ir.is_permutation(s)] or [ast.Pass()]
+                block[:] = [s for s in block if not _swap(s)] or [ast.Pass()]
     return private_buffers(copy, returned=True, ranks=ranks)
 
 
@@ -97,7 +97,7 @@ def _swap_classes(function: ast.FunctionDef) -> dict[str, set[str]]:
     """Each name a permutation moves, with every name it may exchange a value with."""
     classes: dict[str, set[str]] = {}
     for stmt in walk(function):
-        if isinstance(stmt, ast.stmt) and ir.is_permutation(stmt):
+        if isinstance(stmt, ast.stmt) and _swap(stmt):
             joined = set()
             for pair in ir.permutation_pairs(stmt):
                 for name in pair:
@@ -105,6 +105,17 @@ def _swap_classes(function: ast.FunctionDef) -> dict[str, set[str]]:
             for name in joined:
                 classes[name] = joined
     return classes
+
+
+def _swap(stmt: ast.stmt) -> bool:
+    """``a, b = (b, a)`` (any cycle of names): the same names on both sides, nothing else
+    (``a, b = (b + 1.0, a)`` is not one)."""
+    if not ir.is_permutation(stmt) or not isinstance(stmt.value, ast.Tuple):
+        return False
+    targets, values = stmt.targets[0].elts, stmt.value.elts
+    if not all(isinstance(node, ast.Name) for node in targets + values):
+        return False
+    return sorted(t.id for t in targets) == sorted(v.id for v in values)
 
 
 def _zero_until(body: list[ast.stmt], index: int, name: str) -> bool:
