@@ -14,6 +14,7 @@ import math
 import numpy as np
 import pytest
 from reference import assert_gradients_at_random_points
+from scope import case_policy_pairs
 
 import sourcediff as sd
 from sourcediff.transform.late_pushes import iteration_locals, name_counts
@@ -120,8 +121,15 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize("policy", ["store", "recompute", sd.Checkpoint(snapshots=2), "auto"])
+POLICIES = ["store", "recompute", sd.Checkpoint(snapshots=2), "auto"]
+
+
 @pytest.mark.parametrize("jit", [True, False], ids=["compiled", "python"])
-@pytest.mark.parametrize("func,make_args,argnums", CASES, ids=[c[0].__name__ for c in CASES])
-def test_gradients_against_central_differences(func, make_args, argnums, policy, jit):
+@pytest.mark.parametrize(
+    "case,policy",
+    case_policy_pairs(CASES, POLICIES),
+    ids=lambda v: v[0].__name__ if isinstance(v, tuple) else str(v),
+)
+def test_gradients_against_central_differences(case, policy, jit):
+    func, make_args, argnums = case
     assert_gradients_at_random_points(func, make_args, argnums, policy, jit, seed=7)
