@@ -35,3 +35,17 @@ def every_other(items) -> list:
     """Every item in the full suite, else those at even positions."""
     items = list(items)
     return items if FULL else items[::2]
+
+
+def gradient_matrix(cases: list, policies: list):
+    """Parametrize a test over ``(case, policy)`` pairs (:func:`case_policy_pairs`, a case
+    being ``(func, make_args, argnums)``) and over compiled and plain-Python runs."""
+    import pytest
+
+    pairs = pytest.mark.parametrize(
+        "case,policy",
+        case_policy_pairs(cases, policies),
+        ids=lambda v: v[0].__name__ if isinstance(v, tuple) else str(v),
+    )
+    runs = pytest.mark.parametrize("jit", [True, False], ids=["compiled", "python"])
+    return lambda test: runs(pairs(test))

@@ -12,9 +12,8 @@ import ast
 import math
 
 import numpy as np
-import pytest
 from reference import assert_gradients_at_random_points
-from scope import case_policy_pairs
+from scope import gradient_matrix
 
 import sourcediff as sd
 from sourcediff.transform.late_pushes import iteration_locals, name_counts
@@ -124,12 +123,7 @@ CASES = [
 POLICIES = ["store", "recompute", sd.Checkpoint(snapshots=2), "auto"]
 
 
-@pytest.mark.parametrize("jit", [True, False], ids=["compiled", "python"])
-@pytest.mark.parametrize(
-    "case,policy",
-    case_policy_pairs(CASES, POLICIES),
-    ids=lambda v: v[0].__name__ if isinstance(v, tuple) else str(v),
-)
+@gradient_matrix(CASES, POLICIES)
 def test_gradients_against_central_differences(case, policy, jit):
     func, make_args, argnums = case
     assert_gradients_at_random_points(func, make_args, argnums, policy, jit, seed=7)
