@@ -134,9 +134,9 @@ def _uses_in(sub: ast.AST):
         for part in parts:  # x[idx[k]]: idx holds integers
             if isinstance(part, ast.Subscript) and isinstance(part.value, ast.Name):
                 yield part.value.id, ("intarray", 1)
-        axis = ir.shape_axis(sub)
-        if axis is not None:  # x.shape[1]: at least two axes
-            yield axis[0], ("array", axis[1] + 1)
+    elif ir.shape_axis(sub) is not None:  # x.shape[1]: at least two axes
+        name, axis = ir.shape_axis(sub)
+        yield name, ("array", axis + 1)
     elif isinstance(sub, ast.Attribute) and isinstance(sub.value, ast.Name):
         yield sub.value.id, ("array", 1)  # x.shape, x.copy(), x.T, ...
     elif isinstance(sub, ast.BinOp) and isinstance(sub.op, ast.MatMult):

@@ -45,6 +45,13 @@ def rows_and_indices(points, pairs, w):
     return total
 
 
+def second_axis_only(x):
+    s = 0.0
+    for j in range(x.shape[1]):
+        s += np.sum(np.sin(x)) * j
+    return s
+
+
 def unpacked_and_along(x, w):
     n, d = x.shape
     return np.sum(np.roll(x @ w, 1, 1)) / (n * d)
@@ -56,6 +63,7 @@ def unpacked_and_along(x, w):
         (through_a_copy_and_a_helper, [2, None]),
         (rows_and_indices, [2, 2, 1]),
         (unpacked_and_along, [2, 2]),
+        (second_axis_only, [2]),
     ],
 )
 def test_guesses_follow_the_arrays(func, ranks):

@@ -181,3 +181,18 @@ def test_the_adjoints_keep_their_windows_in_numbers():
     args = CASES[0][1](np.random.default_rng(1))
     source = sd.adjoint_source(sweep, argnums=(0, 1), args=args)
     assert "u_bar_p1" in source and "u_bar_m1" in source
+
+
+CONSTANT_BOUNDS = SCATTER_DOWN.replace("range(n - 2, 0, -1)", "range(7, 0, -1)")
+
+
+def test_a_loop_with_constant_bounds_runs_unguarded():
+    """Bounds known to run (``range(7, 0, -1)``) need no ``if 7 > 0:`` around the window;
+    the values are the same bits."""
+    ranks = {"g": 1, "u_bar": 1}
+    before, _ = _compiled(CONSTANT_BOUNDS, False, ranks)
+    after, text = _compiled(CONSTANT_BOUNDS, True, ranks)
+    assert "if " not in text and "u_bar_0" in text
+    rng = np.random.default_rng(8)
+    g, u_bar = rng.normal(size=9), rng.normal(size=9)
+    assert np.array_equal(before(g, u_bar, 9), after(g, u_bar, 9))
