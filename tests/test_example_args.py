@@ -104,3 +104,21 @@ def test_an_axis_the_array_lacks_is_refused_at_the_users_line(jit):
     assert caught.value.filename.endswith("test_example_args.py")
     assert caught.value.lineno == rolled_along_a_missing_axis.__code__.co_firstlineno + 1
     assert "np.roll: axis is out of bounds" in str(caught.value)
+
+
+def rolled_along_a_named_axis(u, steps):
+    ax = 1  # not a constant the guess reads: u is guessed a vector
+    for _ in range(steps):
+        u = u + 0.1 * np.roll(u, 1, ax) * u
+    return np.sum(u * u) + u[0]
+
+
+def test_a_guess_that_meets_a_refusal_says_it_was_a_guess():
+    with pytest.raises(sd.SourceDiffError) as caught:
+        sd.adjoint_source(rolled_along_a_named_axis)
+    assert "np.roll: axis is out of bounds" in str(caught.value)
+    assert "were guessed" in str(caught.value) and "args=" in str(caught.value)
+    args = (np.ones((3, 4)), 2)
+    assert "def rolled_along_a_named_axis_vjp" in sd.adjoint_source(
+        rolled_along_a_named_axis, args=args
+    )
