@@ -1,6 +1,6 @@
 """Stage "optimize": generated functions as an expert would write them, bit for bit the same.
 
-Eleven passes run over each generated function (primal, derivative and record
+Twelve passes run over each generated function (primal, derivative and record
 count; not the verifier's shadow) until none changes anything:
 
 1. ``assign_first_contributions`` (zeros.py): ``s_bar += g`` becomes
@@ -20,14 +20,15 @@ count; not the verifier's shadow) until none changes anything:
    the arrays' ranks);
 7. ``fold_temporaries`` (fold.py): values read once go back into the
    expression that reads them; copies are propagated; ``b = a`` after
-   ``a = b`` is dropped;
+   ``a = b`` is dropped; ``x = e1`` followed by ``x += e2`` becomes ``x = e1 + e2``;
 8. ``drop_dead_stores`` (cleanup.py): ``name = pure`` that nothing reads;
 9. ``tidy_reversed_ranges`` (simplify.py): the reverse of a loop whose bounds are
    recomputed runs ``range(b - 1, a - 1, -1)``;
-10. ``pass_through_increments`` (passthrough.py): the reverse of ``a[i] += e`` no
+10. ``absorb_negations`` (negations.py): ``a + c * -b`` becomes ``a - c * b``;
+11. ``pass_through_increments`` (passthrough.py): the reverse of ``a[i] += e`` no
     longer zeroes ``a_bar[i]`` to add the same value back (the derivative only: it
     needs the arrays' ranks);
-11. ``count_by_multiplying`` (counting.py, the counting function only): a loop that
+12. ``count_by_multiplying`` (counting.py, the counting function only): a loop that
     adds the same bytes every iteration becomes one multiplication, and
     ``merge_constant_counts`` joins ``b += 8; b += 8`` into ``b += 16``.
 
@@ -89,6 +90,7 @@ from .fold import fold_temporaries
 from .forward_loops import run_independent_loops_forward
 from .forwarding import forward_array_adjoints
 from .hoist import hoist_loop_invariants
+from .negations import absorb_negations
 from .passthrough import pass_through_increments
 from .repeats import drop_repeated_reads
 from .rotate import rotate_window_elements
@@ -150,7 +152,7 @@ def optimize(
 
 
 def _passes(shapes: dict | None, ranks: dict | None, counting: bool) -> list:
-    """Passes 1-11 in their order; those that need ``shapes`` or ``ranks`` only given
+    """Passes 1-12 in their order; those that need ``shapes`` or ``ranks`` only given
     them, the last only for the ``counting`` function."""
     passes = [assign_first_contributions, forward_array_adjoints]
     if shapes is not None:
@@ -160,7 +162,7 @@ def _passes(shapes: dict | None, ranks: dict | None, counting: bool) -> list:
         passes.append(lambda function: drop_repeated_reads(function, ranks))
     numbers = frozenset(n for n, shape in (shapes or {}).items() if shape == ())
     passes += [lambda function: fold_temporaries(function, numbers)]
-    passes += [drop_dead_stores, tidy_reversed_ranges]
+    passes += [drop_dead_stores, tidy_reversed_ranges, absorb_negations]
     if ranks is not None:
         passes.append(lambda function: pass_through_increments(function, ranks))
     if counting:

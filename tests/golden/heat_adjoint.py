@@ -103,13 +103,11 @@ def heat_vjp(u0, alpha, steps, heat_bar):
                 # golden_functions.py:51: v[i] = u[i] + alpha * (u[i - 1] - 2.0 * u[i] + u[i + 1])
                 t11_bar = v_bar[i]
                 v_bar[i] = 0.0
-                t2_bar = t11_bar
                 alpha_bar += t9 * t11_bar
                 t9_bar = alpha * t11_bar
                 u_bar_p1 += t9_bar
-                t2_bar += 2.0 * -t9_bar
                 u_bar_m1 += t9_bar
-                u_bar_0 += t2_bar
+                u_bar_0 += t11_bar - 2.0 * t9_bar
                 u_bar[i + 1] = u_bar_p1
                 u_bar_p1 = u_bar_0
                 u_bar_0 = u_bar_m1

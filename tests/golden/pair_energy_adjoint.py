@@ -64,11 +64,10 @@ def pair_energy_vjp(x, k, pair_energy_bar):
             d = floats_tape[floats_top]
             # golden_functions.py:71: energy += k * d * d
             t4_bar = d * pair_energy_bar
-            d_bar = t4 * pair_energy_bar
             k_bar += d * t4_bar
-            d_bar += k * t4_bar
+            d_bar = t4 * pair_energy_bar + k * t4_bar
             # golden_functions.py:70: d = x[j] - x[i]
-            x_bar[i] += -d_bar
+            x_bar[i] -= d_bar
             x_bar[j] += d_bar
     return (energy, (x_bar, k_bar))
 

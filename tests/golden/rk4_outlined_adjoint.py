@@ -236,12 +236,9 @@ def reaction_rhs_vjp(u, d, reaction_rhs_bar):
         # kernels_more.py:112: out[i] = d * (left - 2.0 * u[i] + right) + u[i] * (1.0 - u[i])
         t12_bar = reaction_rhs_bar[i]
         t5 = u[i]
-        t5_bar = (1.0 - t5) * t12_bar
-        t5_bar -= t5 * t12_bar
         d_bar += (u[i - 1 if i > 0 else n - 1] - 2.0 * t5 + u[i + 1 if i < n - 1 else 0]) * t12_bar
         t8_bar = d * t12_bar
-        t5_bar += 2.0 * -t8_bar
-        u_bar[i] += t5_bar
+        u_bar[i] += (1.0 - t5) * t12_bar - t5 * t12_bar - 2.0 * t8_bar
         # kernels_more.py:111: right = u[i + 1] if i < n - 1 else u[0]
         u_bar[i + 1 if i < n - 1 else 0] += t8_bar
         # kernels_more.py:110: left = u[i - 1] if i > 0 else u[n - 1]

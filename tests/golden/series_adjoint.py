@@ -69,7 +69,7 @@ def series_vjp(x, y, n, series_bar):
             x_bar += i * (math.cos(x * i) * (y * s_bar))
         else:
             # golden_functions.py:9: return x * y + math.cos(y)
-            y_bar += -math.sin(y) * s_bar
+            y_bar -= math.sin(y) * s_bar
             x_bar += y * s_bar
             y_bar += x * s_bar
             s_bar = 0.5 * s_bar
