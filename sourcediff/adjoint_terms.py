@@ -166,9 +166,17 @@ def _element_write_terms(stmt: ast.Assign, types, bar) -> list[Term]:
     if split is not None:
         return _scatter_terms(stmt, value.id, split, types, bar)
     bar_element = readable(ast.Subscript(_name(bar(element.value.id)), element.slice, ast.Load()))
-    if selects_region(element, types):  # a[1:] = c, a[mask] = c: summed back to c
+    whole = _whole(element, types) and types.same_shape(element.value.id, value.id)
+    if selects_region(element, types) and not whole:  # a[1:] = c, a[mask] = c: summed to c
         bar_element = reduce_broadcast(bar_element, value.id, types)
     return [Term(value.id, bar_element)]
+
+
+def _whole(element: ast.Subscript, types) -> bool:
+    """Whether ``element`` is ``a[:]`` or ``a[:, :]``...: every axis of ``a``, in full."""
+    parts = element.slice.elts if isinstance(element.slice, ast.Tuple) else [element.slice]
+    full = all(isinstance(p, ast.Slice) and not (p.lower or p.upper or p.step) for p in parts)
+    return full and len(parts) == types[element.value.id].ndim
 
 
 def _scatter_terms(stmt, value: str, split, types, bar) -> list[Term]:

@@ -31,8 +31,9 @@ from collections import Counter
 from typing import TYPE_CHECKING
 
 from . import library, runtime
-from .astnodes import walk
+from .astnodes import clone, walk
 from .custom_writes import argument_write, returns_view
+from .outline_writes import functional_helper, numpy_resolves, write_back_calls, written_parameter
 from .rule import Rule
 
 if TYPE_CHECKING:  # parse imports normalize, which the pipeline imports after this
@@ -66,7 +67,9 @@ def outlined(parsed: ParsedFunction) -> ParsedFunction:
     }
     if not chosen:
         return parsed
-    return _rewired(parsed, {key: _outlined_helper(helper) for key, helper in chosen.items()})
+    written = {key: _written(sites[key]) for key in chosen}
+    outlined = {key: _outlined_helper(helper, written[key]) for key, helper in chosen.items()}
+    return _rewired(parsed, outlined, {k: w for k, w in written.items() if w is not None})
 
 
 def outlined_names(parsed: ParsedFunction) -> list[str]:
@@ -82,15 +85,17 @@ def _key(fn: ParsedFunction) -> str:
 
 def _call_counts(root: ParsedFunction):
     """How many times each helper would be inlined (calls of its callers multiply), and
-    each helper's ParsedFunction with its call sites, by key."""
+    each helper's ParsedFunction with its call sites and their callers' nodes, by key."""
     counts: Counter = Counter()
-    sites: dict[str, tuple[ParsedFunction, list[ast.Call]]] = {}
+    sites: dict[str, tuple[ParsedFunction, list[ast.Call], list[ast.FunctionDef]]] = {}
 
     def visit(fn: ParsedFunction, times: int) -> None:
         for call, helper in _helper_calls(fn):
             key = _key(helper)
             counts[key] += times
-            sites.setdefault(key, (helper, []))[1].append(call)
+            entry = sites.setdefault(key, (helper, [], []))
+            entry[1].append(call)
+            entry[2].append(fn.node)  # the caller, whose buffer a call may write
             visit(helper, times)
 
     visit(root, 1)
@@ -109,7 +114,7 @@ def _helper_calls(fn: ParsedFunction):
 def _worth_outlining(entry, taken: set[str], root: str) -> bool:
     """Whether a helper can be called as an opaque function with a rule, and is big
     enough for that to pay."""
-    helper, calls = entry
+    helper, calls, _ = entry
     args = helper.node.args
     if helper.record is None or helper.dict_params:  # a lifted nested function; dicts
         return False
@@ -124,7 +129,21 @@ def _worth_outlining(entry, taken: set[str], root: str) -> bool:
         return False
     if helper.name in library.DEFINITIONS:  # NumPy's few lines: a small array's operations
         return False
-    return _single_result(helper) and _pure(helper) and not _small(helper)
+    if _small(helper):
+        return False
+    return (_single_result(helper) and _pure(helper)) or _written(entry) is not None
+
+
+def _written(entry) -> tuple[str, int] | None:
+    """The parameter a helper that returns nothing writes its result into, and its
+    position, when its calls can write the result back (outline_writes.py); else None."""
+    helper, calls, callers = entry
+    if not numpy_resolves(helper):
+        return None
+    param = written_parameter(helper, calls, callers)
+    if param is None:
+        return None
+    return param, [a.arg for a in helper.node.args.args].index(param)
 
 
 def _generated_names() -> set[str]:
@@ -163,19 +182,29 @@ def _docstring(node: ast.stmt) -> bool:
     return isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
 
 
-def _rewired(fn: ParsedFunction, outlined: dict) -> ParsedFunction:
-    """A copy of ``fn`` whose calls of outlined helpers resolve to them, recursively."""
+def _rewired(fn: ParsedFunction, outlined: dict, written: dict) -> ParsedFunction:
+    """A copy of ``fn`` whose calls of outlined helpers resolve to them, recursively, and
+    whose calls of helpers that write into an argument (``written``, by key) write the
+    helper's result back."""
     from .parse import Resolved
 
-    names = {}
+    names, writes = {}, {}
     for name, resolved in fn.names.items():
         if resolved.kind == "helper" and _key(resolved.helper) in outlined:
-            value = outlined[_key(resolved.helper)]
+            key = _key(resolved.helper)
+            value = outlined[key]
             resolved = Resolved("custom", value.__name__, value=value)
+            if key in written:
+                writes[name] = written[key]
         elif resolved.kind == "helper":
-            resolved = dataclasses.replace(resolved, helper=_rewired(resolved.helper, outlined))
+            rewired = _rewired(resolved.helper, outlined, written)
+            resolved = dataclasses.replace(resolved, helper=rewired)
         names[name] = resolved
-    return dataclasses.replace(fn, names=names)
+    if not writes:
+        return dataclasses.replace(fn, names=names)
+    node = clone(fn.node)
+    write_back_calls(node, writes)
+    return dataclasses.replace(fn, names=names, node=node)
 
 
 def _vjp_name(name: str) -> str:
@@ -188,13 +217,17 @@ _OUTLINED: dict[str, object] = {}
 _OUTLINED_LIMIT = 256
 
 
-def _outlined_helper(helper: ParsedFunction):
+def _outlined_helper(helper: ParsedFunction, written: tuple[str, int] | None):
+    """The outlined helper for ``helper`` (rewritten to return the array it writes into,
+    when ``written`` names that parameter)."""
     from .outlined import OutlinedHelper
 
-    key = repr([(fn.filename, fn.name, fn.source) for fn in helper.call_tree()])
+    key = repr([(fn.filename, fn.name, fn.source) for fn in helper.call_tree()] + [written])
     if key not in _OUTLINED:
         if len(_OUTLINED) >= _OUTLINED_LIMIT:
             _OUTLINED.clear()
+        if written is not None:
+            helper = functional_helper(helper, written[0])
         _OUTLINED[key] = OutlinedHelper(helper)
     return _OUTLINED[key]
 

@@ -190,7 +190,7 @@ def returns_fresh(function: ast.FunctionDef) -> bool:
     for node in ast.walk(function):
         if isinstance(node, (ast.For, ast.AugAssign, ast.AnnAssign, ast.With)):
             for name in ast.walk(getattr(node, "target", node)):
-                if isinstance(name, ast.Name):
+                if isinstance(name, ast.Name) and isinstance(name.ctx, ast.Store):
                     bindings.setdefault(name.id, []).append(None)  # not a plain binding
         elif isinstance(node, ast.Assign):
             for target in node.targets:

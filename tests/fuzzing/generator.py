@@ -166,6 +166,11 @@ GAP_HELPERS = {
     for k in range(v.shape[0]):
         out[k] = c * math.sin(v[k]) + 0.5 * v[k] * v[k]
     return out""",
+    "rates_into": """def rates_into(v, c, out):
+    for k in range(v.shape[0]):
+        out[k] = out[k] * 0.5 + c * math.sin(v[k]) * v[(k + 1) % v.shape[0]]
+    for k in range(1, v.shape[0]):
+        out[k] += 0.25 * out[k - 1]""",
     "TUP": "TUP = (0.5, -0.25, 2, 0.125)  # a module-level tuple of numbers",
     "PAIRS": "PAIRS = ((0, 1), (2, 3), (1, 1))  # a module-level table of index pairs",
     "scaled": """def scaled_by(k):
@@ -241,6 +246,9 @@ class _Writer:
         self.extra_helpers: set[str] = set()
         # Helpers called from several places (outlined by sourcediff), with gaps=True only.
         self.outline_rng = random.Random(f"outline {rng.getstate()[1][:4]}")
+        # Of those, helpers writing into a buffer the caller owns: a stream of their own,
+        # so that programs drawn before they existed keep their other helpers.
+        self.into_rng = random.Random(f"into {rng.getstate()[1][:4]}")
         # Double buffers (recompute and checkpoint leave arrays written in full out of
         # their records): a stream of its own, so that other constructs keep their programs.
         self.buffer_rng = random.Random(f"buffers {rng.getstate()[1][:4]}")
@@ -830,6 +838,33 @@ class _Writer:
                 second = f"energy({other}, {vec}, {self.scalar(1)}, 3)"
                 self.emit(depth, f"{self.sum_target()} ({call} - 0.5 * {second})")
             self.tags.add("helpers_called_twice")
+        finally:
+            self.rng = main
+        if self.into_rng.random() < 0.6:
+            self.helper_writing_a_buffer(depth)
+
+    def helper_writing_a_buffer(self, depth: int) -> None:
+        """``rates_into(v, c, buf)``, which reads and writes ``buf``, called from two places
+        on a buffer the program owns (outlined: the call writes the helper's new array
+        back), in a loop or not, with the buffer read in between."""
+        main, self.rng = self.rng, self.into_rng
+        try:
+            self.gap_helpers.add("rates_into")
+            vec, buf = self.rng.choice(self.vectors), self.gap_name("w")
+            start = self.rng.choice(["np.zeros_like", "np.empty_like", "np.copy"])
+            self.emit(depth, f"{buf} = {start}({vec})")
+            if start == "np.empty_like":  # read before written: give it values
+                j = self.gap_name("j")
+                self.emit(depth, f"for {j} in range({buf}.shape[0]):")
+                self.emit(depth + 1, f"{buf}[{j}] = 0.5")
+            self.emit(depth, f"rates_into({vec}, {self.scalar(1)}, {buf})")
+            loop = self.rng.random() < 0.5 and self.loop_depth < 2
+            if loop:
+                self.emit(depth, f"for {self.gap_name('r')} in range(2):")
+            self.emit(depth + loop, f"rates_into(np.sin({vec}), {self.scalar(1)}, {buf})")
+            self.emit(depth + loop, f"{self.sum_target()} {buf}[1] * {buf}[2]")
+            self.emit(depth, f"{self.sum_target()} np.sum({buf} * {vec})")
+            self.tags.add("helper_writing_a_buffer")
         finally:
             self.rng = main
 
