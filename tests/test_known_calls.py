@@ -55,8 +55,8 @@ def test_the_sines_adjoint_reads_the_cosine_the_primal_computed():
     vjp = _code(text.split("def spin_vjp")[1].split("def spin_record_bytes")[0])
     forward, reverse = vjp.split("return (value")[0].split("theta_bar = 0.0")
     assert forward.count("math.cos(") == 1 and "math.cos(" not in reverse
-    assert "theta_bar += c * s_bar" in reverse
-    assert "-math.sin(theta)" in reverse  # cos's partial: sin is computed after it
+    assert "+ c * (x * t4_bar + y * t2_bar)" in reverse  # sin's partial, s_bar folded in
+    assert "- math.sin(theta) * c_bar" in reverse  # cos's partial: sin is computed after it
 
 
 @pytest.mark.parametrize(

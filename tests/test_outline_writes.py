@@ -128,6 +128,27 @@ def test_which_helpers_are_written_back():
     assert outlined_names(outlined(parse_function(aliased))) == []  # alias, rates.copy()
 
 
+SCRATCH = np.zeros(6)  # a module-level buffer
+
+
+def into_module_buffer(u0, k):
+    _add_rates(u0, k, SCRATCH)
+    _add_rates(u0 * u0, k, SCRATCH)
+    return np.sum(SCRATCH)
+
+
+def result_used(u0, k):
+    rates = np.zeros(u0.shape[0])
+    _add_rates(u0, k, rates)
+    unused = _add_rates(u0, k, rates)  # noqa: F841 - None: the call is not a statement
+    return np.sum(rates)
+
+
+def test_buffers_the_caller_does_not_own_or_calls_in_expressions_stay_inlined():
+    assert outlined_names(outlined(parse_function(into_module_buffer))) == []
+    assert outlined_names(outlined(parse_function(result_used))) == []
+
+
 def test_a_buffer_with_two_names_is_refused_as_when_inlined():
     with pytest.raises(sd.SourceDiffError, match="shares its memory") as error:
         sd.grad(aliased)(np.linspace(-1.0, 1.0, 6), 0.5)

@@ -141,6 +141,9 @@ def test_auto_keeps_an_nbody_record_within_a_budget_that_store_exceeds(monkeypat
     kernels = kernel_module("kernels_arrays")
     nbody, args = kernels.nbody, kernels.nbody_args(6, 40)
     monkeypatch.setenv("SOURCEDIFF_MEMORY_BUDGET", "16K")
+    # Inlined, the force helper's pair loops are the caller's to record (outlined, its vjp
+    # recomputes them and the caller's record is 8 kB).
+    monkeypatch.setenv("SOURCEDIFF_OUTLINE", "0")
     store = sd.tape_size(nbody, *args, argnums=(0, 1), policy="store", jit=False)
     auto = sd.tape_size(nbody, *args, argnums=(0, 1), policy="auto", jit=False)
     assert auto <= 16 * 2**10 < store
@@ -303,6 +306,7 @@ def test_triangular_nests_in_a_time_loop_are_counted_without_loops(n, jit, monke
     """A helper's pair loop inlined into a time loop (its ``n = x.shape[0]`` bound there) and
     a lower-triangular nest: the count has no loop, equals the loops' count (optimizer
     off), and the gradient is checked against central differences."""
+    monkeypatch.setenv("SOURCEDIFF_OUTLINE", "0")  # called twice: it would be outlined
     args = (np.linspace(0.1, 0.9, n), 0.05, 5)
     folded = sd.tape_size(_pairs_in_time, *args, policy="store", jit=jit)
     source = sd.adjoint_source(_pairs_in_time, args=args, policy="store")
