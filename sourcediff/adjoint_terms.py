@@ -256,6 +256,7 @@ def _rule_terms(stmt: ast.Assign, out_bar: ast.expr, types) -> list[Term]:
             continue
         if adjoint is not None:
             expr = substitute_known(rules.instantiate(adjoint, holes), known)
+            expr = _shapes_alone(expr, getattr(value, "shape_only", ()))
             if rule.summed_over_result and array_result:  # a float's share of every element
                 expr = reduce_broadcast(expr, arg.id, types)
         else:
@@ -268,6 +269,24 @@ def _rule_terms(stmt: ast.Assign, out_bar: ast.expr, types) -> list[Term]:
             expr = reduce_broadcast(expr, arg.id, types)  # undo broadcasting
         terms.append(Term(arg.id, expr))
     return terms
+
+
+def _shapes_alone(expr: ast.expr, positions: tuple) -> ast.expr:
+    """``expr`` with the arguments at ``positions`` of its outlined helper's vjp call given
+    as ``np.empty(a.shape)``: the vjp reads their shape alone (``outlined.shape_only_params``),
+    so the reverse sweep need not record their values.
+
+    >>> e = ast.parse("f_vjp(x, out, g)[0]", mode="eval").body
+    >>> ast.unparse(_shapes_alone(e, (1,)))
+    'f_vjp(x, np.empty(out.shape), g)[0]'
+    """
+    for node in walk(expr) if positions else ():
+        if isinstance(node, ast.Call) and ast.unparse(node.func).endswith("_vjp"):
+            for k in positions:
+                if isinstance(node.args[k], ast.Name):
+                    shape = f"np.empty({node.args[k].id}.shape)"
+                    node.args[k] = ast.parse(shape, mode="eval").body
+    return expr
 
 
 def reduce_broadcast(expr: ast.expr, operand: str, types) -> ast.expr:

@@ -136,7 +136,10 @@ def _written_argument(call: ast.Call, position: int, caller: ast.FunctionDef) ->
         return False
     name = call.args[position].id
     others = [a for k, a in enumerate(call.args) if k != position]
-    return owned_buffer(caller, name) and all(name not in _all_names(a) for a in others)
+    statement = any(isinstance(s, ast.Expr) and s.value is call for s in ast.walk(caller))
+    return (
+        statement and owned_buffer(caller, name) and all(name not in _all_names(a) for a in others)
+    )
 
 
 def owned_buffer(caller: ast.FunctionDef, name: str) -> bool:
@@ -156,9 +159,11 @@ def owned_buffer(caller: ast.FunctionDef, name: str) -> bool:
     >>> fn = ast.parse("def g(x):\\n    f = np.zeros((3, 2))\\n    r = f[0]\\n    h(r, f)").body[0]
     >>> owned_buffer(fn, "f")
     False
+    >>> owned_buffer(ast.parse("def g(x):\\n    h(x, F)").body[0], "F")  # a module's array
+    False
     """
-    if name in _parameters(caller):
-        return False
+    if name in _parameters(caller) or name not in _rebound_names(caller):
+        return False  # a parameter, or a module-level array
     parents = {id(c): p for p in ast.walk(caller) for c in ast.iter_child_nodes(p)}
     for node in ast.walk(caller):
         if isinstance(node, ast.Name) and node.id == name:

@@ -169,6 +169,7 @@ def prepare_outlined(node, types, customs: dict) -> None:
         if None not in arg_types and any(map(_is_float, arg_types)):
             built = helper.prepare(arg_types)
             call.shape_of = built.shape_of  # read by the shape analyses
+            call.shape_only = built.shape_only  # read by adjoint_terms.py
             call.fresh_result = helper.fresh_result  # read by analysis/sharing.py
             call.helper_module = os.path.basename(built.path)
 
@@ -238,6 +239,55 @@ def _argument_type(arg, types):
         dtype = getattr(nbtypes, known.dtype, None)
         return None if dtype is None else nbtypes.Array(dtype, known.ndim, known.layout)
     return None
+
+
+def shape_only_params(vjp: ast.FunctionDef, params: list[str]) -> list[int]:
+    """Positions of the parameters whose values the generated ``vjp`` never reads: each
+    use is a shape (``p.shape``, ``np.zeros_like(p)``, ``np.empty_like(p)``) or a copy
+    ``w = np.copy(p)`` used only so. A helper that fills the buffer it is given
+    (``outline_writes.py``) reads its old contents for their shape alone, and the caller
+    then need not record them.
+
+    >>> fn = ast.parse("def f_vjp(x, out, g):\\n    w = np.copy(out)\\n"
+    ...                "    w_bar = np.zeros_like(w)\\n    return (x * g, w_bar)").body[0]
+    >>> shape_only_params(fn, ["x", "out"])
+    [1]
+    """
+    uses: dict[str, list] = {}
+    parents = {id(c): p for p in ast.walk(vjp) for c in ast.iter_child_nodes(p)}
+    for node in ast.walk(vjp):
+        if isinstance(node, ast.Name):
+            uses.setdefault(node.id, []).append((node, parents.get(id(node))))
+
+    def shape_only(name: str, copies: bool) -> bool:
+        stores = [n for n, _ in uses.get(name, []) if not isinstance(n.ctx, ast.Load)]
+        if len(stores) != (0 if copies else 1):  # a parameter never rebound; a copy bound once
+            return False
+        for node, parent in uses.get(name, []):
+            if not isinstance(node.ctx, ast.Load):
+                continue
+            if isinstance(parent, ast.Attribute) and parent.attr == "shape":
+                continue
+            call = parent if isinstance(parent, ast.Call) and node in parent.args else None
+            path = ast.unparse(call.func) if call is not None else ""
+            if path in ("np.zeros_like", "np.empty_like") and len(call.args) == 1:
+                continue
+            if copies and path == "np.copy" and _copied_into_shape_only(call, parents, shape_only):
+                continue
+            return False
+        return True
+
+    return [k for k, p in enumerate(params) if p in uses and shape_only(p, True)]
+
+
+def _copied_into_shape_only(call: ast.Call, parents: dict, shape_only) -> bool:
+    """Whether ``call`` is the value of ``w = np.copy(p)`` with ``w`` bound once and read
+    for its shape alone."""
+    stmt = parents.get(id(call))
+    if not (isinstance(stmt, ast.Assign) and stmt.value is call and len(stmt.targets) == 1):
+        return False
+    target = stmt.targets[0]
+    return isinstance(target, ast.Name) and shape_only(target.id, False)
 
 
 def result_shape_of(node, types, params: list[str]) -> int | None:

@@ -61,7 +61,13 @@ from .normalize.typed_calls import (
     literal_buffers_as_empty,
 )
 from .normalize.views import copy_written_views
-from .outlined import import_required, prepare_outlined, required_modules, result_shape_of
+from .outlined import (
+    import_required,
+    prepare_outlined,
+    required_modules,
+    result_shape_of,
+    shape_only_params,
+)
 from .parse import ParsedFunction, parse_function
 from .plan import AutoPlan, cheaper_to_rerun, has_time_loop, make_plan
 from .raises import RaisedByTheFunction
@@ -132,6 +138,7 @@ class Built:
     fastmath: bool = False  # compiled with Numba's fastmath
     written: tuple = ()  # the array parameters it writes into (the caller sees the writes)
     shape_of: int | None = None  # the parameter whose shape a returned array provably has
+    shape_only: tuple = ()  # the parameters the vjp reads for their shape alone
     requires: tuple = ()  # the outlined helpers' modules its code calls (file names)
 
 
@@ -261,6 +268,7 @@ def _build_adjoint_module(parsed: ParsedFunction, request: Request) -> Built:
     built.fastmath, built.written = fastmath, written
     built.counting_loops = meta.get("counting_loops", True)
     built.shape_of, built.requires = meta.get("shape_of"), tuple(meta.get("requires", ()))
+    built.shape_only = tuple(meta.get("shape_only", ()))
     return built
 
 
@@ -289,6 +297,7 @@ def _write_adjoint_module(parsed, request: Request, path, names: tuple, shadow: 
     meta["written"] = written_params(nf.params, nf.node, types)
     meta["counting_loops"] = counting is not None and has_loops(counting)
     meta["shape_of"] = result_shape_of(nf.node, types, nf.params)
+    meta["shape_only"] = shape_only_params(vjp, nf.params)
     meta["requires"] = required_modules(nf.node)
     with stage("codegen", parsed.name):
         text = module_source(header_text(parsed, request, wrt), nf.constants, texts)

@@ -100,7 +100,7 @@ from .slicing import slice_to_result
 from .stack_moves import merge_stack_moves
 from .takeover import take_over_last_buffers
 from .trip_counts import replay_invariant_ranges
-from .whole_regions import use_whole_arrays
+from .whole_regions import copy_by_loops, use_whole_arrays
 from .zeros import assign_first_contributions
 
 MAX_ROUNDS = 8  # each round is a fixed point of its own; two or three rounds suffice in practice
@@ -135,6 +135,8 @@ def optimize(
     replay_invariant_ranges(function)
     if ranks is not None:
         use_whole_arrays(function, ranks)
+    if ranks is not None and shapes is not None:
+        copy_by_loops(function, ranks, shapes)
     _to_fixed_point(function, _passes(shapes, ranks, counting=result_only))
     if shapes is not None:
         swap_first_contributions(function, shapes)

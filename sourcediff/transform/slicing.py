@@ -140,13 +140,22 @@ def _needed_here(stmt: ast.stmt, needs: _Needs) -> bool:
     if isinstance(stmt, (ast.Return, ast.Break, ast.Continue, ast.Raise, ast.Assert)):
         return True
     if isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
-        if stmt.value is not None and not is_pure(stmt.value):
+        if stmt.value is not None and not _pure_value(stmt.value):
             return True  # a call that may change its arguments (a user's helper)
         targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
         return any(_target_needed(t, needs) for t in targets)
     if isinstance(stmt, ast.Expr):  # a call: it may write into any array it is given
         return any(needs.value_needed(n) for n in every_name(stmt.value)) or _unknown_call(stmt)
     return True  # anything else (with, try, delete, nested functions): keep
+
+
+def _pure_value(value: ast.expr) -> bool:
+    """Whether ``value`` changes nothing: a pure expression, or a call of an outlined
+    helper (``outlined.prepare_outlined`` marks it; outlined helpers write into none of
+    their arguments) on pure arguments."""
+    if isinstance(value, ast.Call) and getattr(value, "helper_module", None) is not None:
+        return all(is_pure(a) for a in value.args) and not value.keywords
+    return is_pure(value)
 
 
 def _target_needed(target: ast.expr, needs: _Needs) -> bool:

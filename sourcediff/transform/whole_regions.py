@@ -45,6 +45,82 @@ def use_whole_arrays(function: ast.FunctionDef, ranks: dict[str, int]) -> bool:
     return changed
 
 
+def copy_by_loops(function: ast.FunctionDef, ranks: dict[str, int], shapes: dict) -> bool:
+    """Rewrite, in place, ``a[:, :] = b`` as a loop nest copying element by element, where
+    ``b`` has ``a``'s static shape and every binding of ``b`` is a new array (a fresh
+    call or an outlined helper's result: it shares no memory with ``a``); whether any
+    changed. Numba compiles an array stored into a slice with a broadcasting check whose
+    error message alone takes seconds; the loop takes a tenth of a second.
+
+    >>> fn = ast.parse("def f(a, h):\\n    b = np.copy(h)\\n    a[:, :] = b").body[0]
+    >>> copy_by_loops(fn, {"a": 2, "b": 2, "h": 2}, {"a": ("n", "m"), "b": ("n", "m")})
+    True
+    >>> print(ast.unparse(fn.body[1]))
+    for a_i0 in range(a.shape[0]):
+        for a_i1 in range(a.shape[1]):
+            a[a_i0, a_i1] = b[a_i0, a_i1]
+    """
+    fresh = _fresh_names(function)
+    taken = {n.id for n in walk(function) if isinstance(n, ast.Name)}
+    changed = False
+    for block in statement_lists(function):
+        for k, stmt in enumerate(block):
+            if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1):
+                continue
+            target, value = stmt.targets[0], stmt.value
+            if not (_whole(target, ranks, ast.Store) and isinstance(value, ast.Name)):
+                continue
+            array, source = target.value.id, value.id
+            same = shapes.get(array) is not None and shapes.get(array) == shapes.get(source)
+            if same and source in fresh and source != array:
+                block[k] = ast.copy_location(_loop_copy(array, source, ranks[array], taken), stmt)
+                changed = True
+    return changed
+
+
+def _loop_copy(array: str, source: str, rank: int, taken: set[str]) -> ast.stmt:
+    names = []
+    for axis in range(rank):
+        name = f"{array}_i{axis}"
+        while name in taken:
+            name += "_"
+        taken.add(name)
+        names.append(name)
+    index = ", ".join(names)
+    text = f"{array}[{index}] = {source}[{index}]"
+    for axis in range(rank - 1, -1, -1):
+        body = "\n".join("    " + line for line in text.splitlines())
+        text = f"for {names[axis]} in range({array}.shape[{axis}]):\n{body}"
+    return ast.parse(text).body[0]
+
+
+def _fresh_names(function: ast.FunctionDef) -> set[str]:
+    """Names every binding of which is a new array: a fresh NumPy call or an outlined
+    helper's result that is new (``outlined.returns_fresh``)."""
+    bindings: dict[str, list] = {}
+    for node in walk(function):
+        targets = node.targets if isinstance(node, ast.Assign) else []
+        targets = targets + ([node.target] if isinstance(node, (ast.For, ast.AugAssign)) else [])
+        for target in targets:
+            value = (
+                node.value
+                if isinstance(node, ast.Assign) and isinstance(target, ast.Name)
+                else None
+            )
+            for name in walk(target):
+                if isinstance(name, ast.Name):
+                    bindings.setdefault(name.id, []).append(value)
+    return {name for name, values in bindings.items() if all(map(_new_array, values))}
+
+
+def _new_array(value) -> bool:
+    if not isinstance(value, ast.Call):
+        return False
+    if getattr(value, "fresh_result", False):
+        return True
+    return ast.unparse(value.func) in {"np.copy", "np.zeros", "np.empty", "np.ones"}
+
+
 def _fill_zeroings(function: ast.FunctionDef, ranks: dict[str, int]) -> bool:
     changed = False
     for block in statement_lists(function):

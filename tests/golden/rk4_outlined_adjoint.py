@@ -192,32 +192,18 @@ def rk4_rd_record_bytes(u0, d, dt, steps):
     t6 = np.empty((0,), np.float64)
     t8 = np.empty((0,), np.float64)
     u = np.copy(u0)
-    t1 = 0.5 * dt
-    t9 = dt / 6.0
     for _ in range(steps):
-        k1 = reaction_rhs(u, d)
         t19 = u0.shape[0]
         t20 = max(t19, 0)
         recorded_bytes += t3.nbytes
         t3 = np.empty((t20,))
-        for j in range(t19):
-            t3[j] = u[j] + t1 * k1[j]
-        k2 = reaction_rhs(t3, d)
         t25 = max(t19, 0)
         recorded_bytes += t6.nbytes
         t6 = np.empty((t25,))
-        for j2 in range(t19):
-            t6[j2] = u[j2] + t1 * k2[j2]
-        k3 = reaction_rhs(t6, d)
         t30 = max(t19, 0)
         recorded_bytes += t8.nbytes
         t8 = np.empty((t30,))
-        for j3 in range(t19):
-            t8[j3] = u[j3] + dt * k3[j3]
-        k4 = reaction_rhs(t8, d)
         t16 = np.empty((max(t19, 0),))
-        for j4 in range(t19):
-            t16[j4] = u[j4] + t9 * (k1[j4] + 2.0 * k2[j4] + 2.0 * k3[j4] + k4[j4])
         recorded_bytes += u.nbytes
         u = t16
     return recorded_bytes + peak_bytes
