@@ -20,7 +20,7 @@ Numba fuses array expressions without allocating a temporary each:
         return np.exp(x - y) * x
 
 A number bound and then updated, ``x = e1`` and later ``x -= e2``, is bound once,
-``x = e1 - e2``, where it was updated (:func:`_merge_into_update`).
+``x = e1 - e2``, where it was updated (``updates.py``).
 
 A copy ``a = b`` is replaced by ``b`` wherever ``a`` is read while ``b`` keeps
 its value, and ``b = a`` right after ``a = b`` is dropped:
@@ -62,6 +62,7 @@ from .effects import (
     names_read,
     names_written,
 )
+from .updates import merge_into_update
 
 _SIMPLE = (ast.Assign, ast.AugAssign, ast.Expr, ast.Return)
 
@@ -267,7 +268,7 @@ def _rewrite_at(stmts, index: int, counts: _Counts, liveness, summaries, numbers
     if isinstance(stmt.value, ast.Name):
         if _rewrite_copy(stmts, index, counts, liveness, summaries):
             return True
-        if name not in numbers or not _merge_into_update(stmts, index, name, summaries, True):
+        if name not in numbers or not merge_into_update(stmts, index, name, summaries, True):
             return False
         counts.binds[name] -= 1
         counts.reads[name] -= 1
@@ -279,7 +280,7 @@ def _rewrite_at(stmts, index: int, counts: _Counts, liveness, summaries, numbers
     movable = not isinstance(stmt.value, ast.Constant) and cannot_fail(stmt.value)
     movable = movable and names_read(stmt.value) <= numbers
     merged = name in numbers and not isinstance(stmt.value, ast.Constant)
-    merged = merged and _merge_into_update(stmts, index, name, summaries, movable)
+    merged = merged and merge_into_update(stmts, index, name, summaries, movable)
     if merged or _fold_single_use(
         stmts, index, name, summaries, None if only_use else liveness, movable
     ):
@@ -287,47 +288,6 @@ def _rewrite_at(stmts, index: int, counts: _Counts, liveness, summaries, numbers
         counts.reads[name] -= 1
         return True
     return False
-
-
-def _merge_into_update(stmts, index: int, name: str, summaries, movable: bool) -> bool:
-    """``x = e1`` whose next mention is ``x += e2`` (any operator, ``x`` a number)
-    becomes ``x = e1 + e2`` there: the same operations in the same order, one statement.
-    A constant ``e1`` is left to ``zeros.py`` (``0.0 + e2`` is not ``e2`` for ``-0.0``).
-
-    >>> fn = ast.parse("def f(a, b, c):\\n    x = a * b\\n    y = c\\n    x -= c * a\\n"
-    ...                "    return x + y").body[0]
-    >>> _merge_into_update(fn.body, 0, "x", _Summaries(), True)
-    True
-    >>> print(ast.unparse(fn.body[1]))
-    x = a * b - c * a
-    """
-    value = stmts[index].value
-    reads = names_read(value)
-    for position in range(index + 1, len(stmts)):
-        later = stmts[position]
-        read, written, changed, effects = summaries.of(later)
-        if name in read or name in written:
-            if not _updates_name(later, name):
-                return False
-            merged = ast.Assign(
-                [ast.Name(name, ast.Store())], ast.BinOp(value, later.op, later.value)
-            )
-            stmts[position] = ast.copy_location(merged, later)
-            del stmts[index]
-            return True
-        if (effects and not movable) or reads & changed:
-            return False
-    return False
-
-
-def _updates_name(stmt: ast.stmt, name: str) -> bool:
-    """Whether ``stmt`` is ``name op= e`` with ``e`` not reading ``name``."""
-    return (
-        isinstance(stmt, ast.AugAssign)
-        and isinstance(stmt.target, ast.Name)
-        and stmt.target.id == name
-        and name not in names_read(stmt.value)
-    )
 
 
 def _copies_back(stmts: list[ast.stmt], index: int, summaries) -> bool:

@@ -63,19 +63,24 @@ def copy_by_loops(function: ast.FunctionDef, ranks: dict[str, int], shapes: dict
     fresh = _fresh_names(function)
     taken = {n.id for n in walk(function) if isinstance(n, ast.Name)}
     changed = False
+    for block, k, target, value in _single_assignments(function):
+        if not (_whole(target, ranks, ast.Store) and isinstance(value, ast.Name)):
+            continue
+        array, source = target.value.id, value.id
+        same = shapes.get(array) is not None and shapes.get(array) == shapes.get(source)
+        if same and source in fresh and source != array:
+            loops = _loop_copy(array, source, ranks[array], taken)
+            block[k] = ast.copy_location(loops, block[k])
+            changed = True
+    return changed
+
+
+def _single_assignments(function: ast.FunctionDef):
+    """``(block, position, target, value)`` of each ``target = value`` statement."""
     for block in statement_lists(function):
         for k, stmt in enumerate(block):
-            if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1):
-                continue
-            target, value = stmt.targets[0], stmt.value
-            if not (_whole(target, ranks, ast.Store) and isinstance(value, ast.Name)):
-                continue
-            array, source = target.value.id, value.id
-            same = shapes.get(array) is not None and shapes.get(array) == shapes.get(source)
-            if same and source in fresh and source != array:
-                block[k] = ast.copy_location(_loop_copy(array, source, ranks[array], taken), stmt)
-                changed = True
-    return changed
+            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+                yield block, k, stmt.targets[0], stmt.value
 
 
 def _loop_copy(array: str, source: str, rank: int, taken: set[str]) -> ast.stmt:
@@ -123,19 +128,13 @@ def _new_array(value) -> bool:
 
 def _fill_zeroings(function: ast.FunctionDef, ranks: dict[str, int]) -> bool:
     changed = False
-    for block in statement_lists(function):
-        for k, stmt in enumerate(block):
-            if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1):
-                continue
-            target, value = stmt.targets[0], stmt.value
-            zero = (
-                isinstance(value, ast.Constant) and type(value.value) is float and value.value == 0
-            )
-            if zero and _whole(target, ranks, ast.Store):
-                fill = ast.Attribute(ast.Name(target.value.id, ast.Load()), "fill", ast.Load())
-                call = ast.Call(fill, [ast.Constant(0.0)], [])
-                block[k] = ast.copy_location(ast.Expr(call), stmt)
-                changed = True
+    for block, k, target, value in _single_assignments(function):
+        zero = isinstance(value, ast.Constant) and type(value.value) is float
+        if zero and value.value == 0 and _whole(target, ranks, ast.Store):
+            fill = ast.Attribute(ast.Name(target.value.id, ast.Load()), "fill", ast.Load())
+            call = ast.Call(fill, [ast.Constant(0.0)], [])
+            block[k] = ast.copy_location(ast.Expr(call), block[k])
+            changed = True
     return changed
 
 
