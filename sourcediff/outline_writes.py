@@ -6,7 +6,7 @@ Simulation code computes forces, rates and residuals into a buffer the caller ow
         for i in range(n):
             out[i, 0] = ...
 
-    forces(x, masses, force)            # twice per velocity-Verlet step
+    forces(x, masses, force)            # in each stage of a step
 
 Inlined, each call site gets its own copy of the helper's loops, forward and
 reverse. Outlined, the helper must be a function of its arguments, so it is
@@ -26,7 +26,8 @@ The copy keeps what the helper reads of the old contents (an accumulation into
 of ``force`` sees the write, as it did). The rewrite applies when the helper writes
 into exactly one parameter, a plain name it never rebinds, returns nothing, and its
 own helpers write into nothing; and when every call is a statement whose argument
-for that parameter is a name no other argument is.
+for that parameter is a buffer the caller owns alone (:func:`owned_buffer`). It is
+called from three places or more (``outline.WRITE_BACK_CALLS``).
 """
 
 from __future__ import annotations

@@ -844,7 +844,7 @@ class _Writer:
             self.helper_writing_a_buffer(depth)
 
     def helper_writing_a_buffer(self, depth: int) -> None:
-        """``rates_into(v, c, buf)``, which reads and writes ``buf``, called from two places
+        """``rates_into(v, c, buf)``, which reads and writes ``buf``, called from three places
         on a buffer the program owns (outlined: the call writes the helper's new array
         back), in a loop or not, with the buffer read in between."""
         main, self.rng = self.rng, self.into_rng
@@ -863,6 +863,7 @@ class _Writer:
                 self.emit(depth, f"for {self.gap_name('r')} in range(2):")
             self.emit(depth + loop, f"rates_into(np.sin({vec}), {self.scalar(1)}, {buf})")
             self.emit(depth + loop, f"{self.sum_target()} {buf}[1] * {buf}[2]")
+            self.emit(depth, f"rates_into({vec} * 0.5, {self.scalar(1)}, {buf})")
             self.emit(depth, f"{self.sum_target()} np.sum({buf} * {vec})")
             self.tags.add("helper_writing_a_buffer")
         finally:
