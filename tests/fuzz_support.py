@@ -44,8 +44,10 @@ GAP_SAMPLE = (14, 20, 29, 43, 560, 99, 3279, 25, 48, 88, 110)
 
 # Seeds (``gaps=True``) whose programs call helpers with loops from two places, which
 # sourcediff outlines: an array-returning one as two stages of a step, in a loop, and a
-# float-returning one on views (33); the array-returning one in a loop (9, with a rotation).
-OUTLINE_SAMPLE = (33, 9)
+# float-returning one on views (33); the array-returning one in a loop (9, with a rotation);
+# a helper writing into a buffer the program owns, from three places, one in a loop (48:
+# its calls write its new array back, outline_writes.py).
+OUTLINE_SAMPLE = (33, 9, 48)
 
 # Seeds whose programs (with ``extras=True``) hold each construct of tests/fuzzing/extras.py:
 # masks with & | ^ ~, inverse hyperbolics, np.diff with n= and axis=, np.linalg.matrix_power,

@@ -27,8 +27,8 @@ def test_generated_program_with_its_own_stream_constructs(seed, folder, monkeypa
 
 @pytest.mark.parametrize("seed", OUTLINE_SAMPLE)
 def test_generated_program_calling_outlined_helpers(seed, folder, monkeypatch):
-    """Programs calling helpers from two places (outlined: their own vjps are called), under
-    every policy (two programs)."""
+    """Programs calling helpers from several places (outlined: their own vjps are called),
+    under every policy (three programs)."""
     monkeypatch.setenv("SOURCEDIFF_VERIFY", "1")
     run_program(seed, folder, False, policies(), gaps=True)
 
