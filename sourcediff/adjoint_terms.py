@@ -36,6 +36,7 @@ from .analysis.known_calls import substitute_known
 from .astnodes import clone, walk
 from .errors import ModeRefusedError, SourceDiffError
 from .transform.tape import is_region, readable, selects_region
+from .transform.whole_regions import covers_every_axis
 
 SHAPE_ATTRIBUTES = {"shape", "size", "ndim", "dtype"}
 MODULES = {"math", "np"}
@@ -174,9 +175,7 @@ def _element_write_terms(stmt: ast.Assign, types, bar) -> list[Term]:
 
 def _whole(element: ast.Subscript, types) -> bool:
     """Whether ``element`` is ``a[:]`` or ``a[:, :]``...: every axis of ``a``, in full."""
-    parts = element.slice.elts if isinstance(element.slice, ast.Tuple) else [element.slice]
-    full = all(isinstance(p, ast.Slice) and not (p.lower or p.upper or p.step) for p in parts)
-    return full and len(parts) == types[element.value.id].ndim
+    return covers_every_axis(element, types[element.value.id].ndim)
 
 
 def _scatter_terms(stmt, value: str, split, types, bar) -> list[Term]:

@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING
 
 from .astnodes import clone, walk
 from .custom_writes import argument_write
+from .transform.signature import fresh_call
 
 if TYPE_CHECKING:
     from .parse import ParsedFunction
@@ -197,16 +198,12 @@ def _owned_use(node: ast.Name, parent: ast.AST, grandparent: ast.AST) -> bool:
 
 
 def _fresh(value: ast.expr) -> bool:
-    """Whether ``value`` makes a new array."""
+    """Whether ``value`` makes a new array (``transform.signature.fresh_call``, or ``.copy()``)."""
     if not isinstance(value, ast.Call):
         return False
     if isinstance(value.func, ast.Attribute) and value.func.attr == "copy" and not value.args:
         return True
-    return ast.unparse(value.func) in FRESH_ARRAYS
-
-
-FRESH_ARRAYS = {f"np.{n}" for n in ("zeros", "ones", "empty", "full", "copy", "array")}
-FRESH_ARRAYS |= {f"np.{n}_like" for n in ("zeros", "ones", "empty", "full")}
+    return fresh_call(value)
 
 
 def _rebound_names(node: ast.FunctionDef) -> set[str]:

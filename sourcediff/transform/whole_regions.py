@@ -25,6 +25,7 @@ import ast
 
 from ..astnodes import walk
 from .effects import statement_lists
+from .signature import fresh_call
 
 
 def use_whole_arrays(function: ast.FunctionDef, ranks: dict[str, int]) -> bool:
@@ -119,11 +120,7 @@ def _fresh_names(function: ast.FunctionDef) -> set[str]:
 
 
 def _new_array(value) -> bool:
-    if not isinstance(value, ast.Call):
-        return False
-    if getattr(value, "fresh_result", False):
-        return True
-    return ast.unparse(value.func) in {"np.copy", "np.zeros", "np.empty", "np.ones"}
+    return getattr(value, "fresh_result", False) or fresh_call(value)
 
 
 def _fill_zeroings(function: ast.FunctionDef, ranks: dict[str, int]) -> bool:
@@ -144,6 +141,17 @@ def _whole(node: ast.expr, ranks: dict[str, int], context: type) -> bool:
         return False
     if not isinstance(node.value, ast.Name) or node.value.id not in ranks:
         return False
+    return covers_every_axis(node, ranks[node.value.id])
+
+
+def covers_every_axis(node: ast.Subscript, rank: int) -> bool:
+    """Whether the subscript ``node`` is a full slice (``:``) of each of ``rank >= 1`` axes.
+
+    >>> covers_every_axis(ast.parse("a[:, :]", mode="eval").body, 2)
+    True
+    >>> covers_every_axis(ast.parse("a[:]", mode="eval").body, 2)
+    False
+    """
     parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
     full = all(isinstance(p, ast.Slice) and not (p.lower or p.upper or p.step) for p in parts)
-    return full and len(parts) == ranks[node.value.id] and ranks[node.value.id] >= 1
+    return full and len(parts) == rank and rank >= 1
