@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from construct_cases import CASES, prod_with_zero
 from fuzzing.reference import reference_gradient
-from scope import case_policy_pairs, every_other
+from scope import case_policy_pairs, every_third
 
 import sourcediff as sd
 
@@ -38,9 +38,9 @@ def test_verified_python(case, policy, monkeypatch):
     _assert_matches_reference(func, args, argnums, policy=policy, jit=False)
 
 
-# Half the cases compiled (all with SOURCEDIFF_FULL_SUITE=1): Numba's typing of the library
+# A third of the cases compiled (all with SOURCEDIFF_FULL_SUITE=1): Numba's typing of the library
 # code they call, the same in each, is most of their time (tests/scope.py).
-@pytest.mark.parametrize(("func", "args", "argnums"), every_other(CASES), ids=every_other(IDS))
+@pytest.mark.parametrize(("func", "args", "argnums"), every_third(CASES), ids=every_third(IDS))
 def test_compiled(func, args, argnums):
     _assert_matches_reference(func, args, argnums)
 

@@ -5,13 +5,13 @@ import numpy as np
 import pytest
 from fuzzing.reference import reference_gradient
 from npbench_cases import CASES
-from scope import every_other
+from scope import every_third
 
 import sourcediff as sd
 
 POLICIES = ["store", "recompute", sd.Checkpoint(snapshots=2), "auto"]
 IDS = [case[0].__name__ for case in CASES]
-COMPILED = every_other(CASES)  # all of them with SOURCEDIFF_FULL_SUITE=1 (tests/scope.py)
+COMPILED = every_third(CASES)  # all of them with SOURCEDIFF_FULL_SUITE=1 (tests/scope.py)
 
 
 def _copied(args):

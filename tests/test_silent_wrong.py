@@ -4,7 +4,8 @@ Each program is checked against central differences (``sd.check_grad``) in
 plain Python with the verifier on (every primal value the reverse sweep reads
 is compared with the forward sweep's), under all four policies (two per case, rotating,
 unless ``SOURCEDIFF_FULL_SUITE=1``: tests/scope.py), and compiled under the default
-policy (half of them, unless ``SOURCEDIFF_FULL_SUITE=1``). Closed forms pin down the two simplest.
+policy (a third of them, unless ``SOURCEDIFF_FULL_SUITE=1``). Closed forms pin down the two
+simplest.
 """
 
 import inspect
@@ -12,7 +13,7 @@ import inspect
 import numpy as np
 import pytest
 from rows_cases import CASES as ROWS_CASES
-from scope import case_policy_pairs, every_other
+from scope import case_policy_pairs, every_third
 from silent_wrong_cases import (
     CASES,
     REFUSED,
@@ -44,7 +45,7 @@ def test_verified_gradient_matches_finite_differences(case, policy, monkeypatch)
     sd.check_grad(func, *_copied(args), argnums=argnums, policy=policy, jit=False)
 
 
-@pytest.mark.parametrize(("func", "args", "argnums"), every_other(CASES), ids=every_other(IDS))
+@pytest.mark.parametrize(("func", "args", "argnums"), every_third(CASES), ids=every_third(IDS))
 def test_compiled_gradient_matches_finite_differences(func, args, argnums):
     sd.check_grad(func, *_copied(args), argnums=argnums)
 

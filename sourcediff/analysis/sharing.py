@@ -65,7 +65,11 @@ def alias_classes(function: ast.FunctionDef, types=None) -> dict[str, set[str]]:
         elif isinstance(node, ast.For):
             join(names_written(node.target) | possible_views(node.iter))
         elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
-            join(every_name(node.value))  # lst.append(a): a may come back out of lst
+            # lst.append(a): a may come back out of lst. The called function's own name
+            # holds no memory: add_into(u_bar, g) and add_into(v_bar, h) join nothing.
+            callee = node.value.func
+            called = {callee.id} if isinstance(callee, ast.Name) else set()
+            join(every_name(node.value) - called)
     classes: dict[str, set[str]] = {}
     for name in list(parent):
         classes.setdefault(find(name), set()).add(name)

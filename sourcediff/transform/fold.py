@@ -258,6 +258,13 @@ def _rewrite_copy(stmts, index: int, counts: _Counts, liveness, summaries) -> bo
 
 def _rewrite_at(stmts, index: int, counts: _Counts, liveness, summaries, numbers) -> bool:
     stmt = stmts[index]
+    if _updated_number(stmt, numbers):  # x += e1; ...; x -= e2 is x = x + e1 - e2
+        movable = cannot_fail(stmt.value) and names_read(stmt.value) <= numbers
+        if not merge_into_update(stmts, index, stmt.target.id, summaries, movable):
+            return False
+        counts.binds[stmt.target.id] -= 1
+        counts.reads[stmt.target.id] -= 1
+        return True
     if not (
         isinstance(stmt, ast.Assign)
         and len(stmt.targets) == 1
@@ -288,6 +295,16 @@ def _rewrite_at(stmts, index: int, counts: _Counts, liveness, summaries, numbers
         counts.reads[name] -= 1
         return True
     return False
+
+
+def _updated_number(stmt: ast.stmt, numbers: frozenset) -> bool:
+    """Whether ``stmt`` is ``x op= e`` of a number ``x`` and a pure ``e``."""
+    return (
+        isinstance(stmt, ast.AugAssign)
+        and isinstance(stmt.target, ast.Name)
+        and stmt.target.id in numbers
+        and is_pure(stmt.value)
+    )
 
 
 def _copies_back(stmts: list[ast.stmt], index: int, summaries) -> bool:

@@ -96,10 +96,12 @@ from .repeats import drop_repeated_reads
 from .rotate import rotate_window_elements
 from .rule_calls import share_rule_calls
 from .simplify import tidy_reversed_ranges
+from .sink_zeroings import sink_zeroings
 from .slicing import slice_to_result
 from .stack_moves import merge_stack_moves
 from .takeover import take_over_last_buffers
 from .trip_counts import replay_invariant_ranges
+from .updates import merge_element_updates
 from .whole_regions import copy_by_loops, use_whole_arrays
 from .zeros import assign_first_contributions
 
@@ -166,7 +168,8 @@ def _passes(shapes: dict | None, ranks: dict | None, counting: bool) -> list:
     if ranks is not None:
         passes.append(lambda function: drop_repeated_reads(function, ranks))
     numbers = frozenset(n for n, shape in (shapes or {}).items() if shape == ())
-    passes += [lambda function: fold_temporaries(function, numbers)]
+    passes += [sink_zeroings, lambda function: fold_temporaries(function, numbers)]
+    passes += [lambda function: merge_element_updates(function, numbers)]
     passes += [drop_dead_stores, tidy_reversed_ranges, absorb_negations]
     if ranks is not None:
         passes.append(lambda function: pass_through_increments(function, ranks))

@@ -11,6 +11,8 @@ import math
 
 import numpy as np
 
+from sourcediff.runtime import add_into
+
 from numba import types
 from numba.typed import List
 
@@ -105,10 +107,12 @@ def gray_scott_vjp(u, v, feed, kill, steps, gray_scott_bar):
     # golden_functions.py:78: for _ in range(steps):
     for _ in range(steps - 1, -1, -1):
         # golden_functions.py:83: v = v + 0.08 * lv + uvv - (feed + kill) * v
-        v2_bar, v_bar = (v_bar, v2_bar)
+        add_into(v2_bar, v_bar)
+        v_bar.fill(0.0)
         v = v_refs.pop()
         # golden_functions.py:82: u = u + 0.16 * lu - uvv + feed * (1.0 - u)
-        u2_bar, u_bar = (u_bar, u2_bar)
+        add_into(u2_bar, u_bar)
+        u_bar.fill(0.0)
         u = u_refs.pop()
         # golden_functions.py:79: lu = np.roll(u, 1, 0) + np.roll(u, -1, 0) + np.roll(u, 1, 1) + np.roll(u, -1, 1) - 4.0 * u
         for j in range(n_j - 1, -1, -1):
@@ -118,32 +122,25 @@ def gray_scott_vjp(u, v, feed, kill, steps, gray_scott_bar):
                 v2_bar[j, j2] = 0.0
                 t27_bar = -t44_bar
                 t26_bar += v[j, j2] * t27_bar
-                v_bar[j, j2] += (feed + kill) * t27_bar
-                v_bar[j, j2] += t44_bar
                 lv_bar = 0.08 * t44_bar
                 # golden_functions.py:82: u = u + 0.16 * lu - uvv + feed * (1.0 - u)
                 t41_bar = u2_bar[j, j2]
                 u2_bar[j, j2] = 0.0
                 feed_bar += (1.0 - u[j, j2]) * t41_bar
-                u_bar[j, j2] -= feed * t41_bar
                 uvv_bar = t44_bar - t41_bar
-                u_bar[j, j2] += t41_bar
                 lu_bar = 0.16 * t41_bar
                 # golden_functions.py:81: uvv = u * v * v
                 t36 = u[j, j2]
                 t37 = v[j, j2]
                 t17_bar = v[j, j2] * uvv_bar
-                v_bar[j, j2] += t36 * t37 * uvv_bar
-                v_bar[j, j2] += t36 * t17_bar
-                u_bar[j, j2] += t37 * t17_bar
+                v_bar[j, j2] = v_bar[j, j2] + (feed + kill) * t27_bar + t44_bar + t36 * t37 * uvv_bar + t36 * t17_bar - 4.0 * lv_bar
                 # golden_functions.py:80: lv = np.roll(v, 1, 0) + np.roll(v, -1, 0) + np.roll(v, 1, 1) + np.roll(v, -1, 1) - 4.0 * v
-                v_bar[j, j2] -= 4.0 * lv_bar
                 v_bar[j, j2 + 1 if j2 + 1 < t31 else 0] += lv_bar
                 v_bar[j, j2 - 1 if j2 >= 1 else t31 - 1] += lv_bar
                 v_bar[j + 1 if j + 1 < t30 else 0, j2] += lv_bar
                 v_bar[j - 1 if j >= 1 else t30 - 1, j2] += lv_bar
+                u_bar[j, j2] = u_bar[j, j2] - feed * t41_bar + t41_bar + t37 * t17_bar - 4.0 * lu_bar
                 # golden_functions.py:79: lu = np.roll(u, 1, 0) + np.roll(u, -1, 0) + np.roll(u, 1, 1) + np.roll(u, -1, 1) - 4.0 * u
-                u_bar[j, j2] -= 4.0 * lu_bar
                 u_bar[j, j2 + 1 if j2 + 1 < t31 else 0] += lu_bar
                 u_bar[j, j2 - 1 if j2 >= 1 else t31 - 1] += lu_bar
                 u_bar[j + 1 if j + 1 < t30 else 0, j2] += lu_bar

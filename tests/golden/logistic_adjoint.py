@@ -51,8 +51,7 @@ def logistic_vjp(k, y0, n, logistic_bar):
         floats_top -= 1
         y = floats_tape[floats_top]
         t2_bar = (1.0 - y) * y_bar
-        y_bar -= t1 * y * y_bar
-        y_bar += t1 * t2_bar
+        y_bar = y_bar - t1 * y * y_bar + t1 * t2_bar
         k_bar += dt * (y * t2_bar)
     return (value, (k_bar, y_bar))
 
