@@ -134,7 +134,7 @@ def _merge_element_at(stmts, index: int, aliases) -> bool:
         later = stmts[position]
         nodes = walk(later)
         if any(isinstance(n, ast.Name) and n.id in shared for n in nodes):
-            merged = _merged_update(later, array, key, value)
+            merged = _merged_update(later, shared, array, key, value)
             if merged is None:
                 return False
             stmts[position] = ast.copy_location(merged, later)
@@ -186,11 +186,12 @@ def _element(target: ast.expr) -> bool:
     return isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name)
 
 
-def _merged_update(later: ast.stmt, array: str, key: str, value: ast.expr):
+def _merged_update(later: ast.stmt, shared: set, array: str, key: str, value: ast.expr):
     """``later`` with ``value`` (the element's earlier update) in place of its read of
     the element ``array[key]``: ``A[i] = value + e`` for ``A[i] += e``, and for a merge's
     ``A[i] = A[i] + e1 - e2`` the leftmost ``A[i]`` replaced; else None (``later`` does
-    something else with the array)."""
+    something else with the array, or its ``e`` reads the array or an array ``shared``
+    with it, and would read the element before its update)."""
     if isinstance(later, ast.AugAssign) and isinstance(later.op, _SUMS):
         target, rest, chain = later.target, [later.value], None
     elif isinstance(later, ast.Assign) and _element_value(later) is not None:
@@ -203,7 +204,7 @@ def _merged_update(later: ast.stmt, array: str, key: str, value: ast.expr):
         return None
     if not _element(target) or target.value.id != array or ast.dump(target.slice) != key:
         return None
-    if any(array in names_read(part) or not is_pure(part) for part in rest):
+    if any(shared & names_read(part) or not is_pure(part) for part in rest):
         return None
     if chain is None:
         return ast.Assign([target], ast.BinOp(value, later.op, later.value))

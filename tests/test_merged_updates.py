@@ -1,0 +1,107 @@
+"""Updates merged into one statement and zeroings moved down (transform/updates.py,
+transform/sink_zeroings.py): what they rewrite, what they must leave alone, and that the
+gradients they give are bit for bit the unoptimized ones."""
+
+import ast
+
+import numpy as np
+import pytest
+
+import sourcediff as sd
+from sourcediff.transform.sink_zeroings import sink_zeroings
+from sourcediff.transform.updates import merge_element_updates
+
+
+def _function(source: str) -> ast.FunctionDef:
+    return ast.parse(source).body[0]
+
+
+def test_updates_of_one_element_merge_in_their_order():
+    fn = _function(
+        "def f(A, B, i, a, b, c):\n"
+        "    A[i, 0] += a\n"
+        "    B[i] -= c\n"
+        "    A[i, 0] -= b\n"
+        "    A[i, 0] += c * a\n"
+    )
+    assert merge_element_updates(fn)
+    assert ast.unparse(fn.body[-1]) == "A[i, 0] = A[i, 0] + a - b + c * a"
+    assert len(fn.body) == 2
+
+
+def test_no_merge_past_a_write_through_a_view_of_the_array():
+    fn = _function(
+        "def f(A, i, a, b):\n    V = A[1:]\n    A[i] += a\n    V[0] = 2.0\n    A[i] += b\n"
+    )
+    assert not merge_element_updates(fn)
+
+
+def test_no_merge_when_the_later_update_reads_a_view_of_the_array():
+    # A[i] += a; A[i] += V[0] reads A[i + 1]'s element after the first update: merged,
+    # V[0] would be read before it.
+    fn = _function("def f(A, i, a):\n    V = A[1:]\n    A[i] += a\n    A[i] += V[0]\n")
+    assert not merge_element_updates(fn)
+
+
+def test_no_merge_of_different_elements_or_past_a_changed_index():
+    different = _function("def f(A, i, a, b):\n    A[i] += a\n    A[i + 1] += b\n")
+    rebound = _function("def f(A, i, a, b):\n    A[i] += a\n    i = i + 1\n    A[i] += b\n")
+    assert not merge_element_updates(different)
+    assert not merge_element_updates(rebound)
+
+
+def test_no_merge_past_a_call_that_may_write():
+    fn = _function("def f(A, B, i, a, b):\n    A[i] += a\n    add_into(B, A)\n    A[i] += b\n")
+    assert not merge_element_updates(fn)
+
+
+def test_a_zeroing_never_moves_past_a_jump():
+    fn = _function(
+        "def f(r_bar, x_bar, n):\n"
+        "    for i in range(n):\n"
+        "        a_bar = r_bar\n"
+        "        r_bar = 0.0\n"
+        "        if i > 2:\n"
+        "            continue\n"
+        "        x_bar[i] += a_bar\n"
+        "    return r_bar\n"
+    )
+    assert not sink_zeroings(fn)
+
+
+def test_a_zeroing_that_ends_no_hand_off_stays():
+    fn = _function("def f(x, n):\n    s_bar = 0.0\n    t = x * 2.0\n    return t + s_bar\n")
+    assert not sink_zeroings(fn)
+
+
+def _stencil_energy(u, v, feed, steps):
+    n = u.shape[0]
+    for _ in range(steps):
+        w = np.empty_like(u)
+        for i in range(n):
+            left = u[i - 1] if i >= 1 else u[n - 1]
+            uvv = u[i] * v[i] * v[i]
+            w[i] = u[i] + 0.1 * (left - 2.0 * u[i]) - uvv + feed * (1.0 - u[i])
+        u = w
+    return np.sum(u * u) + np.sum(u * v)
+
+
+def _logistic(k, y, n):
+    for _ in range(n):
+        y = y + 0.1 * k * y * (1.0 - y)
+    return y
+
+
+@pytest.mark.parametrize("jit", [False, True], ids=["python", "compiled"])
+def test_merged_gradients_are_bit_for_bit_the_unoptimized_ones(jit, monkeypatch):
+    rng = np.random.default_rng(5)
+    u, v = rng.uniform(0.2, 0.8, 7), rng.uniform(0.1, 0.5, 7)
+    cases = [(_stencil_energy, (u, v, 0.04, 3), (0, 1, 2)), (_logistic, (1.3, 0.2, 9), (0, 1))]
+    for func, args, argnums in cases:
+        results = []
+        for flag in ("0", "1"):
+            monkeypatch.setenv("SOURCEDIFF_OPTIMIZE", flag)
+            results.append(sd.grad(func, argnums=argnums, jit=jit)(*args))
+        for plain, optimized in zip(results[0], results[1]):
+            np.testing.assert_array_equal(optimized, plain)
+        sd.check_grad(func, *args, argnums=argnums, jit=jit)
