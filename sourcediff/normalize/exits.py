@@ -54,6 +54,7 @@ def lower_exits(fn: ParsedFunction, node: ast.FunctionDef, namer: Namer, helper=
         raise fn.error(
             node, f"'{node.name}' can finish without returning a value; end it with 'return'"
         )
+    body = _guards_as_else(body)
     if not _needs_lowering(body):
         node.body = body
         return node
@@ -77,6 +78,31 @@ def lower_exits(fn: ParsedFunction, node: ast.FunctionDef, namer: Namer, helper=
 
 def _is_docstring(stmt: ast.stmt) -> bool:
     return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant)
+
+
+def _guards_as_else(body: list[ast.stmt]) -> list[ast.stmt]:
+    """``body`` with each guard clause outside loops, ``if c: ...; return a`` followed by
+    more statements, made an ``if``/``else`` holding those statements.
+
+    Each path then binds the result itself, so no flag skips the rest and the analyses
+    see a result bound on every path (a value of the previous call of an inlined helper
+    is never live), as a helper with one ``return`` per branch is read::
+
+        >>> body = ast.parse("if s == 0.0:\\n    return x\\ny = x + s\\nreturn y").body
+        >>> print(ast.unparse(_guards_as_else(body)))
+        if s == 0.0:
+            return x
+        else:
+            y = x + s
+            return y
+    """
+    for index, stmt in enumerate(body):
+        if isinstance(stmt, ast.If) and _always_returns(stmt.body):
+            stmt.body = _guards_as_else(stmt.body)
+            if not stmt.orelse and index + 1 < len(body):
+                stmt.orelse = _guards_as_else(body[index + 1 :])
+                return body[: index + 1]
+    return body
 
 
 def _returns_value(body: list[ast.stmt]) -> bool:

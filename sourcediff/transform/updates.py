@@ -128,7 +128,7 @@ def _merge_element_at(stmts, index: int, aliases) -> bool:
     shared = aliases.get(array, set()) | {array}
     key = ast.dump(target.slice)
     reads = names_read(value)
-    memory = {n.value.id for n in walk(value) if isinstance(n, ast.Subscript)}
+    memory = {m.id for n in walk(value) if isinstance(n, ast.Subscript) for m in _bases(n)}
     memory |= {other for name in memory for other in aliases.get(name, ())}
     for position in range(index + 1, len(stmts)):
         later = stmts[position]
@@ -175,6 +175,12 @@ def _element_value(stmt: ast.stmt) -> ast.expr | None:
         if read and ast.dump(leftmost.slice) == ast.dump(target.slice) and is_pure(stmt.value):
             return stmt.value
     return None
+
+
+def _bases(subscript: ast.Subscript) -> list[ast.Name]:
+    """The names the memory ``subscript`` reads may belong to (``a`` of ``a[i]``, of
+    ``a.T[i]``, of ``a[i][j]``)."""
+    return [n for n in walk(subscript.value) if isinstance(n, ast.Name)]
 
 
 def _may_jump_or_write(node: ast.AST) -> bool:
