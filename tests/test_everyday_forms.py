@@ -16,6 +16,7 @@ import math
 import numpy as np
 import pytest
 from reference import assert_gradient_matches
+from scope import every_third
 
 import sourcediff as sd
 from sourcediff.normalize.arrays import reversed_range
@@ -163,8 +164,12 @@ CASES = {
 }
 
 
-@pytest.mark.parametrize("jit", [False, True])
-@pytest.mark.parametrize("case", sorted(CASES))
+# Every case in Python, a third of them compiled (all with SOURCEDIFF_FULL_SUITE=1).
+PAIRS = [(case, False) for case in sorted(CASES)]
+PAIRS += [(case, True) for case in every_third(sorted(CASES))]
+
+
+@pytest.mark.parametrize(("case", "jit"), PAIRS, ids=[f"{c}-{j}" for c, j in PAIRS])
 def test_gradients_of_everyday_forms(case, jit):
     func, make_args = CASES[case]
     for seed in (0, 1):

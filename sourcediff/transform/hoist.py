@@ -8,12 +8,14 @@ in a ``for`` loop's body moves before the loop when
   power, a division only by a nonzero number), multiplies, divides or holds a float (an
   index ``n - 1`` reads better where it is used, and costs nothing there), and reads no
   name the loop binds nor an array the function writes into (``m * 1.1`` before
-  ``m[...] = t``);
+  ``m[...] = t``); or ``e`` is a length ``a.shape[k]`` of an array the loop does not
+  rebind (a write into ``a`` leaves its shape);
 - ``name`` is never changed in place (written through, appended, passed to a call that
   writes): the loop made a new array every iteration;
 - ``name`` is bound nowhere else in the loop, not read in its header nor in the body
   before this statement, and not live after the loop (a loop that runs no iteration
-  would leave the old value there).
+  would leave the old value there) unless this is its only binding in the function
+  (there is no old value: ``n2 = x.shape[0]`` that the reverse sweep reads).
 
 Moving it changes no value: the statement computes the same number on every iteration
 and nothing in between reads the name. Before and after::
@@ -53,6 +55,7 @@ def hoist_loop_invariants(function: ast.FunctionDef) -> bool:
     changed = False
     live = None
     in_place = changed_in_place(function)  # an array written through: its value changes
+    bound = _bindings(function)
     for stmts in list(statement_lists(function)):
         index = 0
         while index < len(stmts):
@@ -60,7 +63,7 @@ def hoist_loop_invariants(function: ast.FunctionDef) -> bool:
             if isinstance(loop, ast.For) and not loop.orelse:
                 live = live or live_after_statements(function)
                 after = live.get(loop)
-                moved = _take_invariants(loop, after, in_place) if after is not None else []
+                moved = _take_invariants(loop, after, in_place, bound) if after is not None else []
                 if moved:
                     stmts[index:index] = moved
                     index += len(moved)
@@ -69,12 +72,14 @@ def hoist_loop_invariants(function: ast.FunctionDef) -> bool:
     return changed
 
 
-def _take_invariants(loop: ast.For, live_after_loop, in_place: set[str]) -> list[ast.stmt]:
-    """The invariant assignments of ``loop``'s body, removed from it, in their order."""
-    binds = Counter(
-        n.id for n in walk(loop) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)
-    )
-    blocked = names_read(loop.iter) | set(live_after_loop)
+def _take_invariants(loop: ast.For, live_after_loop, in_place: set[str], bound: Counter):
+    """The invariant assignments of ``loop``'s body, removed from it, in their order.
+    A name read after the loop moves too when this is its only binding in the function
+    (``bound``): before the loop it held no value, so a loop that runs no iteration leaves
+    nothing that anything could read."""
+    binds = _bindings(loop)
+    live = {name for name in live_after_loop if bound[name] != 1}
+    blocked = names_read(loop.iter) | live
     moved, read_before = [], set()
     for stmt in list(loop.body):
         name = _invariant_target(stmt, binds, blocked | read_before, in_place)
@@ -98,8 +103,29 @@ def _invariant_target(stmt, binds: Counter, blocked: set[str], in_place: set[str
         return None
     if target.id in in_place:  # ``t = m * 1.1; t[0] += x``: a new array every iteration
         return None
-    if not (cannot_fail(stmt.value) and worth_a_name(stmt.value)):
+    if not (cannot_fail(stmt.value) and worth_a_name(stmt.value)) and not _length(stmt.value):
         return None
-    if any(binds[name] or name in in_place for name in names_read(stmt.value)):
+    length = _length(stmt.value)  # a write into an array leaves its shape as it was
+    if any(binds[name] or (name in in_place and not length) for name in names_read(stmt.value)):
         return None
     return target.id
+
+
+def _bindings(node: ast.AST) -> Counter:
+    """How many times ``node`` binds each name."""
+    return Counter(
+        n.id for n in walk(node) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)
+    )
+
+
+def _length(expr: ast.expr) -> bool:
+    """Whether ``expr`` is ``a.shape[k]`` (a length: the same while ``a`` is not rebound,
+    and typed, so it cannot fail)."""
+    return (
+        isinstance(expr, ast.Subscript)
+        and isinstance(expr.value, ast.Attribute)
+        and expr.value.attr == "shape"
+        and isinstance(expr.value.value, ast.Name)
+        and isinstance(expr.slice, ast.Constant)
+        and type(expr.slice.value) is int
+    )

@@ -53,10 +53,11 @@ def sink_zeroings(function: ast.FunctionDef) -> bool:
         index = 0
         while index < len(body):
             name = _zeroed(body[index])
-            if name is not None and _handed_on(body, index, name):
+            if name is not None:
                 stop = _first_mention(body, index + 1, name)
                 passed = body[index + 1 : stop]
-                if any(not isinstance(stmt, Comment) for stmt in passed):
+                moves = any(not isinstance(stmt, Comment) for stmt in passed)
+                if moves and _handed_on(body, index, name):
                     body.insert(stop - 1, body.pop(index))
                     changed = True
                     continue  # the statement now at ``index`` was not looked at yet

@@ -24,6 +24,7 @@ def rk4_rd(u0, d, dt, steps):
     u = np.copy(u0)
     # kernels_more.py:122: k2 = reaction_rhs(u + 0.5 * dt * k1, d)
     t1 = 0.5 * dt
+    t19 = u0.shape[0]
     # kernels_more.py:125: u = u + dt / 6.0 * (k1 + 2.0 * k2 + 2.0 * k3 + k4)
     t9 = dt / 6.0
     # kernels_more.py:120: for _ in range(steps):
@@ -31,7 +32,6 @@ def rk4_rd(u0, d, dt, steps):
         # kernels_more.py:121: k1 = reaction_rhs(u, d)
         k1 = reaction_rhs(u, d)
         # kernels_more.py:122: k2 = reaction_rhs(u + 0.5 * dt * k1, d)
-        t19 = u0.shape[0]
         t3 = np.empty((max(t19, 0),))
         for j in range(t19):
             t3[j] = u[j] + t1 * k1[j]
@@ -53,7 +53,7 @@ def rk4_rd(u0, d, dt, steps):
         u = t16
     # kernels_more.py:126: return np.sum(u * u)
     t17_sum = 0.0
-    for j5 in range(u0.shape[0]):
+    for j5 in range(t19):
         t43 = u[j5]
         t17_sum = t17_sum + t43 * t43
     return t17_sum
@@ -77,44 +77,40 @@ def rk4_rd_vjp(u0, d, dt, steps, rk4_rd_bar):
     u = np.copy(u0)
     # kernels_more.py:122: k2 = reaction_rhs(u + 0.5 * dt * k1, d)
     t1 = 0.5 * dt
+    t19 = u0.shape[0]
     # kernels_more.py:125: u = u + dt / 6.0 * (k1 + 2.0 * k2 + 2.0 * k3 + k4)
     t9 = dt / 6.0
     # kernels_more.py:120: for _ in range(steps):
     for _ in range(steps):
         # kernels_more.py:121: k1 = reaction_rhs(u, d)
         k1 = reaction_rhs(u, d)
-        # kernels_more.py:122: k2 = reaction_rhs(u + 0.5 * dt * k1, d)
-        t19 = u0.shape[0]
         t3_refs.append(t3)
+        # kernels_more.py:122: k2 = reaction_rhs(u + 0.5 * dt * k1, d)
         t3 = np.empty((max(t19, 0),))
         for j in range(t19):
             t3[j] = u[j] + t1 * k1[j]
         k2 = reaction_rhs(t3, d)
-        # kernels_more.py:123: k3 = reaction_rhs(u + 0.5 * dt * k2, d)
-        t24 = t19
         t6_refs.append(t6)
-        t6 = np.empty((max(t24, 0),))
-        for j2 in range(t24):
+        # kernels_more.py:123: k3 = reaction_rhs(u + 0.5 * dt * k2, d)
+        t6 = np.empty((max(t19, 0),))
+        for j2 in range(t19):
             t6[j2] = u[j2] + t1 * k2[j2]
         k3 = reaction_rhs(t6, d)
-        # kernels_more.py:124: k4 = reaction_rhs(u + dt * k3, d)
-        t29 = t19
         t8_refs.append(t8)
-        t8 = np.empty((max(t29, 0),))
-        for j3 in range(t29):
+        # kernels_more.py:124: k4 = reaction_rhs(u + dt * k3, d)
+        t8 = np.empty((max(t19, 0),))
+        for j3 in range(t19):
             t8[j3] = u[j3] + dt * k3[j3]
         k4 = reaction_rhs(t8, d)
         # kernels_more.py:125: u = u + dt / 6.0 * (k1 + 2.0 * k2 + 2.0 * k3 + k4)
-        t34 = t19
-        t16 = np.empty((max(t34, 0),))
-        for j4 in range(t34):
+        t16 = np.empty((max(t19, 0),))
+        for j4 in range(t19):
             t16[j4] = u[j4] + t9 * (k1[j4] + 2.0 * k2[j4] + 2.0 * k3[j4] + k4[j4])
         u_refs.append(u)
         u = t16
     # kernels_more.py:126: return np.sum(u * u)
-    t42 = u0.shape[0]
     t17_sum = 0.0
-    for j5 in range(t42):
+    for j5 in range(t19):
         t43 = u[j5]
         t17_sum = t17_sum + t43 * t43
     # reverse sweep
@@ -128,14 +124,14 @@ def rk4_rd_vjp(u0, d, dt, steps, rk4_rd_bar):
     t6_bar = np.zeros_like(t6)
     t8_bar = np.zeros_like(t8)
     u_bar = np.zeros_like(u)
-    for j5 in range(t42 - 1, -1, -1):
+    for j5 in range(t19 - 1, -1, -1):
         u_bar[j5] += 2.0 * (u[j5] * rk4_rd_bar)
     # kernels_more.py:120: for _ in range(steps):
     for _ in range(steps - 1, -1, -1):
         # kernels_more.py:125: u = u + dt / 6.0 * (k1 + 2.0 * k2 + 2.0 * k3 + k4)
         t16_bar, u_bar = (u_bar, t16_bar)
         u = u_refs.pop()
-        for j4 in range(t34 - 1, -1, -1):
+        for j4 in range(t19 - 1, -1, -1):
             t40_bar = t16_bar[j4]
             t16_bar[j4] = 0.0
             u_bar[j4] += t40_bar
@@ -149,7 +145,7 @@ def rk4_rd_vjp(u0, d, dt, steps, rk4_rd_bar):
         add_into(t8_bar, reaction_rhs_parts[0])
         d_bar += reaction_rhs_parts[1]
         k4_bar.fill(0.0)
-        for j3 in range(t29 - 1, -1, -1):
+        for j3 in range(t19 - 1, -1, -1):
             t32_bar = t8_bar[j3]
             t8_bar[j3] = 0.0
             u_bar[j3] += t32_bar
@@ -160,7 +156,7 @@ def rk4_rd_vjp(u0, d, dt, steps, rk4_rd_bar):
         add_into(t6_bar, reaction_rhs_parts2[0])
         d_bar += reaction_rhs_parts2[1]
         k3_bar.fill(0.0)
-        for j2 in range(t24 - 1, -1, -1):
+        for j2 in range(t19 - 1, -1, -1):
             t27_bar = t6_bar[j2]
             t6_bar[j2] = 0.0
             u_bar[j2] += t27_bar
@@ -192,8 +188,8 @@ def rk4_rd_record_bytes(u0, d, dt, steps):
     t6 = np.empty((0,), np.float64)
     t8 = np.empty((0,), np.float64)
     u = np.copy(u0)
+    t19 = u0.shape[0]
     for _ in range(steps):
-        t19 = u0.shape[0]
         t20 = max(t19, 0)
         recorded_bytes += t3.nbytes
         t3 = np.empty((t20,))
