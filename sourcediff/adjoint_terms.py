@@ -260,7 +260,7 @@ def _rule_terms(stmt: ast.Assign, out_bar: ast.expr, types) -> list[Term]:
                 expr = reduce_broadcast(expr, arg.id, types)
         else:
             partial_expr = substitute_known(rules.instantiate(partial, holes), known)
-            expr = ast.BinOp(partial_expr, ast.Mult(), out_bar)
+            expr = rules.times_seed(partial_expr, out_bar)
             of_array = array_result or getattr(stmt, "of_array", False)
             if rules.strong_zero_applies(rule, holes, of_array):
                 expr = rules.zero_where_no_change(expr, out_bar, array_result)

@@ -187,7 +187,7 @@ class ForwardBuilder:
                 terms.append(rules.instantiate(template, holes | {"tangent": arg_dot}))
             else:
                 partial_expr = substitute_known(rules.instantiate(partial, holes), known)
-                term = ast.BinOp(partial_expr, ast.Mult(), arg_dot)
+                term = rules.times_seed(partial_expr, arg_dot)
                 if rules.strong_zero_applies(rule, holes, array_result or of_array):
                     term = rules.zero_where_no_change(term, arg_dot, array_result)
                 terms.append(term)

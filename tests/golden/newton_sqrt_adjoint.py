@@ -66,7 +66,7 @@ def newton_sqrt_vjp(a, newton_sqrt_bar):
         floats_top -= 1
         x = floats_tape[floats_top]
         t7 = a / x
-        a_bar += 1.0 / x * t8_bar
+        a_bar += t8_bar / x
         x_bar = t8_bar + -t7 / x * t8_bar
     # golden_functions.py:23: x = a if a > 1.0 else 1.0
     if t2:
