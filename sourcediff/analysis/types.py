@@ -17,12 +17,14 @@ from dataclasses import dataclass, field
 
 import numba
 import numpy as np
+from numba.core.targetconfig import ConfigStack
 
 from .. import codegen, runtime
 from ..astnodes import walk
 from ..codegen import function_source
 from ..errors import TypeInferenceError
 from ..normalize import NormalizedFunction
+from .typing_stubs import stand_ins, with_stand_ins
 
 
 @dataclass(frozen=True)
@@ -72,7 +74,8 @@ _INFERRED_LIMIT = 256
 def infer_types(nf: NormalizedFunction, arg_types: tuple) -> TypeTable:
     """Run Numba's type inference on the normalized primal for ``arg_types`` (or take the
     table of an identical earlier request)."""
-    source, origins = function_source(nf.node, comments=False)
+    # NumPy reductions typed by stand-ins, so that typing compiles none of them.
+    source, origins = function_source(with_stand_ins(nf.node), comments=False)
     constants = tuple((k, codegen.constant_text(v)) for k, v in sorted(nf.constants.items()))
     externals = tuple(sorted((k, id(v)) for k, v in nf.externals.items()))
     key = (source, tuple(map(str, arg_types)), constants, externals)
@@ -91,7 +94,7 @@ def _inferred(nf: NormalizedFunction, arg_types: tuple, source: str, origins) ->
     from numba.core.compiler import run_frontend
 
     # abs typed as np.abs: the same for numbers, and defined for arrays (normalize.typed_calls)
-    namespace = {"math": math, "np": np, "abs": np.abs, **nf.constants}
+    namespace = {"math": math, "np": np, "abs": np.abs, **nf.constants, **stand_ins()}
     # The helpers it calls (normalization brings in some): looking up the others would
     # make the ufuncs of ``vector_math``, a second's work the primal does not need.
     names = {n.id for n in walk(nf.node) if isinstance(n, ast.Name)}
@@ -107,9 +110,10 @@ def _inferred(nf: NormalizedFunction, arg_types: tuple, source: str, origins) ->
     target.refresh()
     typing.refresh()
     try:
-        result = typed_passes.type_inference_stage(
-            typing, target, run_frontend(func), tuple(arg_types), None
-        )
+        with ConfigStack().enter(compile_flags()):
+            result = typed_passes.type_inference_stage(
+                typing, target, run_frontend(func), tuple(arg_types), None
+            )
     except Exception as exc:  # Numba raises many error types; all mean the same to the user
         raise _located_error(exc, nf, origins) from None
     variables: dict[str, VarType] = {}
@@ -122,6 +126,22 @@ def _inferred(nf: NormalizedFunction, arg_types: tuple, source: str, origins) ->
         if isinstance(value, np.ndarray) and name not in variables:
             variables[name] = to_var_type(numba.typeof(value))
     return TypeTable(variables, to_var_type(result.return_type))
+
+
+def compile_flags():
+    """The flags Numba compiles a generated function with (compile.py's ``numba.njit``):
+    what typing compiles of NumPy's implementations under them is what that compile
+    links (Numba keys each implementation by the caller's flags), not compiled twice."""
+    from numba.core import compiler
+
+    dispatcher = numba.njit(cache=True, error_model="numpy")(_nothing)
+    flags = compiler.Flags()
+    dispatcher.targetdescr.options.parse_as_flags(flags, dispatcher.targetoptions)
+    return dispatcher._compiler._customize_flags(flags)
+
+
+def _nothing():
+    return None
 
 
 def to_var_type(numba_type) -> VarType:
