@@ -105,3 +105,12 @@ def test_merged_gradients_are_bit_for_bit_the_unoptimized_ones(jit, monkeypatch)
         for plain, optimized in zip(results[0], results[1]):
             np.testing.assert_array_equal(optimized, plain)
         sd.check_grad(func, *args, argnums=argnums, jit=jit)
+
+
+def test_merges_past_updates_of_other_elements_only():
+    fn = _function("def f(A, c, a, b, k):\n    A[c, 3] += a\n    A[c, 2] += a\n    A[c, 3] -= b\n")
+    assert merge_element_updates(fn)
+    assert ast.unparse(fn.body[-1]) == "A[c, 3] = A[c, 3] + a - b"
+    for other in ("A[c, k] += a", "A[c, -1] += a", "A[c] += a", "B = A[c, 2]"):
+        fn = _function(f"def f(A, c, a, b, k):\n    A[c, 3] += a\n    {other}\n    A[c, 3] -= b\n")
+        assert not merge_element_updates(fn), other

@@ -48,18 +48,27 @@ def _without_negation(expr: ast.expr) -> ast.expr | None:
     """``b`` for ``-b``; ``c * b`` for ``c * -b`` or ``-c * b`` (and quotients); else None.
 
     >>> [ast.unparse(_without_negation(ast.parse(e, mode="eval").body) or ast.Name("-"))
-    ...  for e in ("-b", "2.0 * -t", "-t / c", "c * d", "-(a + b)")]
-    ['b', '2.0 * t', 't / c', '-', 'a + b']
+    ...  for e in ("-b", "2.0 * -t", "-t / c", "c * d", "-(a + b)", "-2.0 * t")]
+    ['b', '2.0 * t', 't / c', '-', 'a + b', '2.0 * t']
     """
     if _negated(expr):
-        return expr.operand
+        return _positive(expr)
     if isinstance(expr, ast.BinOp) and isinstance(expr.op, (ast.Mult, ast.Div)):
         if _negated(expr.right):
-            return ast.BinOp(expr.left, expr.op, expr.right.operand)
+            return ast.BinOp(expr.left, expr.op, _positive(expr.right))
         if _negated(expr.left):
-            return ast.BinOp(expr.left.operand, expr.op, expr.right)
+            return ast.BinOp(_positive(expr.left), expr.op, expr.right)
     return None
 
 
 def _negated(expr: ast.expr) -> bool:
-    return isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.USub)
+    """``-b``, or a negative float constant (``-2.0 * t`` from a rule's coefficient)."""
+    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.USub):
+        return True
+    return isinstance(expr, ast.Constant) and type(expr.value) is float and expr.value < 0.0
+
+
+def _positive(negated: ast.expr) -> ast.expr:
+    if isinstance(negated, ast.Constant):
+        return ast.Constant(-negated.value)
+    return negated.operand

@@ -133,7 +133,8 @@ def _merge_element_at(stmts, index: int, aliases) -> bool:
     for position in range(index + 1, len(stmts)):
         later = stmts[position]
         nodes = walk(later)
-        if any(isinstance(n, ast.Name) and n.id in shared for n in nodes):
+        mentions = any(isinstance(n, ast.Name) and n.id in shared for n in nodes)
+        if mentions and not _other_elements_only(nodes, shared, array, target.slice):
             merged = _merged_update(later, shared, array, key, value)
             if merged is None:
                 return False
@@ -144,9 +145,44 @@ def _merge_element_at(stmts, index: int, aliases) -> bool:
             isinstance(n, _STOPS) or isinstance(n, ast.Call) and not is_pure_call(n) for n in nodes
         ):
             return False
-        if reads & names_written(later) or memory & _stored_through(later):
+        if reads & names_written(later) or (memory - shared) & _stored_through(later):
+            return False
+        if not mentions and memory & _stored_through(later):
             return False
     return False
+
+
+def _other_elements_only(nodes: list, shared: set, array: str, index: ast.expr) -> bool:
+    """Whether the statement of ``nodes`` mentions the arrays ``shared`` only as elements
+    ``array[k]`` that are provably not ``array[index]`` (``A[c, 2]`` beside ``A[c, 3]``),
+    so that an update of ``array[index]`` may move past it."""
+    elements = [
+        n
+        for n in nodes
+        if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) and n.value.id == array
+    ]
+    names = [n for n in nodes if isinstance(n, ast.Name) and n.id in shared]
+    if len(names) != len(elements):  # the whole array, or an array sharing its memory
+        return False
+    return all(_distinct(n.slice, index) for n in elements)
+
+
+def _distinct(first: ast.expr, second: ast.expr) -> bool:
+    """Whether two indices provably select different elements: at some position both
+    are different non-negative integers."""
+    firsts = first.elts if isinstance(first, ast.Tuple) else [first]
+    seconds = second.elts if isinstance(second, ast.Tuple) else [second]
+    if len(firsts) != len(seconds):
+        return False
+    return any(
+        _index(a) is not None and _index(b) is not None and _index(a) != _index(b)
+        for a, b in zip(firsts, seconds)
+    )
+
+
+def _index(node: ast.expr) -> int | None:
+    ok = isinstance(node, ast.Constant) and type(node.value) is int and node.value >= 0
+    return node.value if ok else None
 
 
 _STOPS = (ast.Return, ast.Break, ast.Continue, ast.Raise)
