@@ -237,3 +237,46 @@ def test_a_loop_left_with_comments_alone_still_has_a_body():
     loop = fn.body[1]
     assert isinstance(loop.body[-1], ast.Pass)
     compile(ast.parse(ast.unparse(fn)), "<hoist>", "exec")
+
+
+def test_a_length_moves_out_and_a_value_read_after_the_loop_moves_when_bound_only_there():
+    fn = _function(
+        """
+        def f(u0, steps):
+            for _ in range(steps):
+                n = u0.shape[0]
+                u0[0] = 1.0
+            return n
+        """
+    )
+    assert hoist_loop_invariants(fn)
+    assert ast.unparse(fn.body[0]) == "n = u0.shape[0]"
+
+
+def test_a_length_of_an_array_the_loop_rebinds_stays():
+    fn = _function(
+        """
+        def f(u, steps):
+            for _ in range(steps):
+                n = u.shape[0]
+                u = np.zeros(n + 1)
+            return u
+        """
+    )
+    assert not hoist_loop_invariants(fn)
+
+
+def _grown(u0, steps):
+    """``n`` is bound before the loop too: with no step it keeps its first value."""
+    n = 1
+    for _ in range(steps):
+        n = u0.shape[0]
+    return np.sum(u0 * u0) * n
+
+
+@pytest.mark.parametrize("steps", [0, 3])
+def test_a_value_bound_before_the_loop_too_keeps_its_place(steps):
+    u0 = np.array([0.5, -1.5, 2.0])
+    expected = 2.0 * u0 * (3 if steps else 1)
+    (grad,) = sd.grad(_grown, argnums=(0,), jit=False)(u0, steps)
+    np.testing.assert_allclose(grad, expected)
