@@ -280,3 +280,30 @@ def test_a_value_bound_before_the_loop_too_keeps_its_place(steps):
     expected = 2.0 * u0 * (3 if steps else 1)
     (grad,) = sd.grad(_grown, argnums=(0,), jit=False)(u0, steps)
     np.testing.assert_allclose(grad, expected)
+
+
+def _parameter_rebound_in_the_loop(x, t, n):
+    for _ in range(n):
+        t = x * 2.0
+    return t * x
+
+
+def _inner_loop_sometimes_empty(x):
+    s = 0.0
+    for j in range(3):
+        for _ in range((j + 1) % 2):
+            t = x * (j + 1.0)
+        s += t * x
+    return s
+
+
+@pytest.mark.parametrize("jit", [False, True], ids=["python", "compiled"])
+def test_no_hoist_leaves_a_value_a_loop_running_no_iteration_would_not(jit):
+    # t is a parameter, and t of the inner loop keeps the last outer iteration's value
+    assert sd.jit(_parameter_rebound_in_the_loop)(1.5, 0.7, 0) == pytest.approx(1.05)
+    assert sd.jit(_inner_loop_sometimes_empty)(1.5) == pytest.approx(11.25)
+    sd.check_grad(_parameter_rebound_in_the_loop, 1.5, 0.7, 0, argnums=(0, 1), jit=jit)
+    sd.check_grad(_parameter_rebound_in_the_loop, 1.5, 0.7, 3, argnums=(0, 1), jit=jit)
+    sd.check_grad(_inner_loop_sometimes_empty, 1.5, jit=jit)
+    _, tangent = sd.jvp(_inner_loop_sometimes_empty, (1.5,), (1.0,), jit=jit)
+    assert tangent == pytest.approx(15.0)

@@ -114,3 +114,25 @@ def test_merges_past_updates_of_other_elements_only():
     for other in ("A[c, k] += a", "A[c, -1] += a", "A[c] += a", "B = A[c, 2]"):
         fn = _function(f"def f(A, c, a, b, k):\n    A[c, 3] += a\n    {other}\n    A[c, 3] -= b\n")
         assert not merge_element_updates(fn), other
+
+
+_REORDERINGS = [  # each must compute what it computed before the pass (review of 2026-12-07)
+    "A[0, 2] = A[0, 2] + A[0, 3]\n    A[0, 3] += 1.0\n    A[0, 2] += 5.0",
+    "B = A[0]\n    A[0, 2] += B[3]\n    A[0, 3] += 1.0\n    A[0, 2] -= 0.5",
+    "A[..., 2] += 1.5\n    A[0, 3] += 2.0\n    A[..., 2] -= 0.25",
+    "A[1, 0] += B[0][1]\n    B[0][1] = 5.0\n    A[1, 0] -= 0.5",
+]
+
+
+@pytest.mark.parametrize("body", _REORDERINGS)
+def test_a_merge_never_changes_what_the_statements_compute(body):
+    source = f"def f(A, B):\n    {body}\n    return A\n"
+    fn = _function(source)
+    merge_element_updates(fn)
+    results = []
+    for code in (source, ast.unparse(fn)):
+        namespace = {"np": np}
+        exec(code, namespace)
+        A, B = np.arange(8.0).reshape(2, 4) * 0.1 + 0.3, np.ones((2, 3))
+        results.append(namespace["f"](A, B).copy())
+    np.testing.assert_array_equal(results[1], results[0])

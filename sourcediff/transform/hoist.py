@@ -55,7 +55,7 @@ def hoist_loop_invariants(function: ast.FunctionDef) -> bool:
     changed = False
     live = None
     in_place = changed_in_place(function)  # an array written through: its value changes
-    bound = _bindings(function)
+    bound = _bindings(function) + Counter(a.arg for a in function.args.args)
     for stmts in list(statement_lists(function)):
         index = 0
         while index < len(stmts):
@@ -63,7 +63,11 @@ def hoist_loop_invariants(function: ast.FunctionDef) -> bool:
             if isinstance(loop, ast.For) and not loop.orelse:
                 live = live or live_after_statements(function)
                 after = live.get(loop)
-                moved = _take_invariants(loop, after, in_place, bound) if after is not None else []
+                # Only an outermost loop runs once: a loop inside another that runs no
+                # iteration leaves the value the last run of it bound.
+                outermost = stmts is function.body
+                once = bound if outermost else Counter()
+                moved = _take_invariants(loop, after, in_place, once) if after is not None else []
                 if moved:
                     stmts[index:index] = moved
                     index += len(moved)
@@ -75,8 +79,8 @@ def hoist_loop_invariants(function: ast.FunctionDef) -> bool:
 def _take_invariants(loop: ast.For, live_after_loop, in_place: set[str], bound: Counter):
     """The invariant assignments of ``loop``'s body, removed from it, in their order.
     A name read after the loop moves too when this is its only binding in the function
-    (``bound``): before the loop it held no value, so a loop that runs no iteration leaves
-    nothing that anything could read."""
+    (``bound``, parameters counted; empty for a loop inside another): before the loop it
+    held no value, so a loop that runs no iteration leaves nothing anything could read."""
     binds = _bindings(loop)
     live = {name for name in live_after_loop if bound[name] != 1}
     blocked = names_read(loop.iter) | live

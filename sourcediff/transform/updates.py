@@ -126,6 +126,8 @@ def _merge_element_at(stmts, index: int, aliases) -> bool:
     target = stmt.target if isinstance(stmt, ast.AugAssign) else stmt.targets[0]
     array = target.value.id
     shared = aliases.get(array, set()) | {array}
+    if any(shared & names_read(part) for part in _added_parts(value)):
+        return False  # it reads memory of the array beside its own element
     key = ast.dump(target.slice)
     reads = names_read(value)
     memory = {m.id for n in walk(value) if isinstance(n, ast.Subscript) for m in _bases(n)}
@@ -172,12 +174,20 @@ def _distinct(first: ast.expr, second: ast.expr) -> bool:
     are different non-negative integers."""
     firsts = first.elts if isinstance(first, ast.Tuple) else [first]
     seconds = second.elts if isinstance(second, ast.Tuple) else [second]
-    if len(firsts) != len(seconds):
-        return False
+    if len(firsts) != len(seconds) or not all(map(_one_axis, firsts + seconds)):
+        return False  # a slice or ``...`` shifts the axes the positions stand for
     return any(
         _index(a) is not None and _index(b) is not None and _index(a) != _index(b)
         for a, b in zip(firsts, seconds)
     )
+
+
+def _one_axis(node: ast.expr) -> bool:
+    """Whether an index element selects along exactly one axis (no slice, ``...``,
+    ``None`` or starred tuple)."""
+    if isinstance(node, (ast.Slice, ast.Starred)):
+        return False
+    return not (isinstance(node, ast.Constant) and (node.value is Ellipsis or node.value is None))
 
 
 def _index(node: ast.expr) -> int | None:
@@ -211,6 +221,15 @@ def _element_value(stmt: ast.stmt) -> ast.expr | None:
         if read and ast.dump(leftmost.slice) == ast.dump(target.slice) and is_pure(stmt.value):
             return stmt.value
     return None
+
+
+def _added_parts(value: ast.expr) -> list[ast.expr]:
+    """The terms a chain ``A[i] + e1 - e2`` adds to its leftmost element read."""
+    parts = []
+    while isinstance(value, ast.BinOp) and isinstance(value.op, _SUMS):
+        parts.append(value.right)
+        value = value.left
+    return parts
 
 
 def _bases(subscript: ast.Subscript) -> list[ast.Name]:
@@ -257,10 +276,9 @@ def _merged_update(later: ast.stmt, shared: set, array: str, key: str, value: as
 def _stored_through(stmt: ast.stmt) -> set[str]:
     """The names ``stmt`` rebinds or writes an element of."""
     stores = {
-        n.value.id
+        base.id
         for n in walk(stmt)
-        if isinstance(n, ast.Subscript)
-        and isinstance(n.ctx, ast.Store)
-        and isinstance(n.value, ast.Name)
+        if isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Store)
+        for base in _bases(n)  # B[0][1] = x and B.T[1] = x write into B
     }
     return stores | names_written(stmt)
