@@ -44,6 +44,7 @@ from collections import Counter
 
 from ..astnodes import names_read, walk
 from ..codegen import Comment
+from ..ir import shape_axis
 from .cleanup import live_after_statements
 from .cse import changed_in_place, worth_a_name
 from .effects import cannot_fail, statement_lists
@@ -125,11 +126,4 @@ def _bindings(node: ast.AST) -> Counter:
 def _length(expr: ast.expr) -> bool:
     """Whether ``expr`` is ``a.shape[k]`` (a length: the same while ``a`` is not rebound,
     and typed, so it cannot fail)."""
-    return (
-        isinstance(expr, ast.Subscript)
-        and isinstance(expr.value, ast.Attribute)
-        and expr.value.attr == "shape"
-        and isinstance(expr.value.value, ast.Name)
-        and isinstance(expr.slice, ast.Constant)
-        and type(expr.slice.value) is int
-    )
+    return shape_axis(expr) is not None
