@@ -1,6 +1,6 @@
 """Stage "optimize": generated functions as an expert would write them, bit for bit the same.
 
-Twelve passes run over each generated function (primal, derivative and record
+Fourteen passes run over each generated function (primal, derivative and record
 count; not the verifier's shadow) until none changes anything:
 
 1. ``assign_first_contributions`` (zeros.py): ``s_bar += g`` becomes
@@ -18,17 +18,22 @@ count; not the verifier's shadow) until none changes anything:
 6. ``drop_repeated_reads`` (repeats.py): a second ``t = x[j, 1] - x[i, 1]`` goes while
    neither the names nor the memory it reads changed (the derivative only: it needs
    the arrays' ranks);
-7. ``fold_temporaries`` (fold.py): values read once go back into the
+7. ``sink_zeroings`` (sink_zeroings.py): ``r_bar = 0.0`` after the copies that hand
+   ``r_bar`` on moves down to its next mention, so that the copies fold;
+8. ``fold_temporaries`` (fold.py): values read once go back into the
    expression that reads them; copies are propagated; ``b = a`` after
-   ``a = b`` is dropped; ``x = e1`` followed by ``x += e2`` becomes ``x = e1 + e2``;
-8. ``drop_dead_stores`` (cleanup.py): ``name = pure`` that nothing reads;
-9. ``tidy_reversed_ranges`` (simplify.py): the reverse of a loop whose bounds are
-   recomputed runs ``range(b - 1, a - 1, -1)``;
-10. ``absorb_negations`` (negations.py): ``a + c * -b`` becomes ``a - c * b``;
-11. ``pass_through_increments`` (passthrough.py): the reverse of ``a[i] += e`` no
+   ``a = b`` is dropped; ``x = e1`` (or ``x += e1``) followed by ``x += e2`` becomes
+   ``x = e1 + e2`` (``x = x + e1 + e2``);
+9. ``merge_element_updates`` (updates.py): ``A[i] += e1; ...; A[i] -= e2`` becomes
+   ``A[i] = A[i] + e1 - e2`` where nothing in between touches that element;
+10. ``drop_dead_stores`` (cleanup.py): ``name = pure`` that nothing reads;
+11. ``tidy_reversed_ranges`` (simplify.py): the reverse of a loop whose bounds are
+    recomputed runs ``range(b - 1, a - 1, -1)``;
+12. ``absorb_negations`` (negations.py): ``a + c * -b`` becomes ``a - c * b``;
+13. ``pass_through_increments`` (passthrough.py): the reverse of ``a[i] += e`` no
     longer zeroes ``a_bar[i]`` to add the same value back (the derivative only: it
     needs the arrays' ranks);
-12. ``count_by_multiplying`` (counting.py, the counting function only): a loop that
+14. ``count_by_multiplying`` (counting.py, the counting function only): a loop that
     adds the same bytes every iteration becomes one multiplication, and
     ``merge_constant_counts`` joins ``b += 8; b += 8`` into ``b += 16``.
 
@@ -159,7 +164,7 @@ def optimize(
 
 
 def _passes(shapes: dict | None, ranks: dict | None, counting: bool) -> list:
-    """Passes 1-12 in their order; those that need ``shapes`` or ``ranks`` only given
+    """Passes 1-14 in their order; those that need ``shapes`` or ``ranks`` only given
     them, the last only for the ``counting`` function."""
     passes = [assign_first_contributions, forward_array_adjoints]
     if shapes is not None:
