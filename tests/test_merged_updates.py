@@ -136,3 +136,21 @@ def test_a_merge_never_changes_what_the_statements_compute(body):
         A, B = np.arange(8.0).reshape(2, 4) * 0.1 + 0.3, np.ones((2, 3))
         results.append(namespace["f"](A, B).copy())
     np.testing.assert_array_equal(results[1], results[0])
+
+
+def test_an_update_of_a_number_never_moves_past_a_jump():
+    from sourcediff.transform.updates import merge_into_update
+
+    class Facts:  # the summaries fold.py gives the pass
+        def of(self, stmt):
+            from sourcediff.transform.effects import (
+                has_effects,
+                names_changed,
+                names_read,
+                names_written,
+            )
+
+            return names_read(stmt), names_written(stmt), names_changed(stmt), has_effects(stmt)
+
+    fn = _function("def f(x, a, b, broke):\n    x += a\n    if broke:\n        break\n    x -= b\n")
+    assert not merge_into_update(fn.body, 0, "x", Facts(), True)

@@ -63,7 +63,7 @@ def merge_into_update(stmts, index: int, name: str, summaries, movable: bool) ->
             stmts[position] = ast.copy_location(merged, later)
             del stmts[index]
             return True
-        if (effects and not movable) or reads & changed:
+        if (effects and not movable) or reads & changed or _jumps(later):
             return False
     return False
 
@@ -236,6 +236,11 @@ def _bases(subscript: ast.Subscript) -> list[ast.Name]:
     """The names the memory ``subscript`` reads may belong to (``a`` of ``a[i]``, of
     ``a.T[i]``, of ``a[i][j]``)."""
     return [n for n in walk(subscript.value) if isinstance(n, ast.Name)]
+
+
+def _jumps(stmt: ast.stmt) -> bool:
+    """Whether ``stmt`` may leave its block (a ``break`` would skip a moved update)."""
+    return any(isinstance(node, _STOPS) for node in walk(stmt))
 
 
 def _may_jump_or_write(node: ast.AST) -> bool:
