@@ -49,7 +49,7 @@ from .normalize import NormalizedFunction, externals, normalize
 from .normalize.extremes import read_extremes_at_index
 from .normalize.indices import complete_indices
 from .normalize.inplace import resolve_inplace_updates
-from .normalize.known_tests import fold_ranks
+from .normalize.known_tests import fold_known_tests, fold_ranks
 from .normalize.masks import lower_masks
 from .normalize.paired_indices import lower_paired_indices
 from .normalize.rows import hoist_invariant_rows
@@ -310,6 +310,7 @@ def _write_adjoint_module(parsed, request: Request, path, names: tuple, shadow: 
 def typed(nf: NormalizedFunction, parsed: ParsedFunction, request: Request) -> TypeTable:
     """Stage 3: types of every variable, then the rewrites and refusals that need them."""
     with stage("types", parsed.name):
+        fold_known_tests(nf.node)  # a branch a constant test never takes binds nothing
         types = infer_types(nf, request.arg_types)
         if fold_ranks(nf.node, types.variables):  # if x.ndim == 1: ... for several ranks
             types = infer_types(nf, request.arg_types)

@@ -1,6 +1,7 @@
 """A guard clause (``if c: return a`` and more statements) is read as an if/else
 (normalize/exits.py): the result is bound on every path, no flag is recorded, and the
-gradient is the one central differences give, under every policy."""
+gradient is the one central differences give, under every policy. A branch whose test
+is a constant the types stage decides (normalize/known_tests.py) is dropped."""
 
 import math
 
@@ -43,3 +44,23 @@ def test_guard_clause_leaves_no_returned_flag():
     text = sd.adjoint_source(_total, argnums=(0, 1), args=(angles, xs))
     assert "returned" not in text
     assert "else:" in text
+
+
+def _dead_branch(x0, a, m):
+    """The ``elif`` never runs: its temporaries are bound on no path (fuzz seed 109002,
+    compiled: Numba could not type them before known_tests decided the branch)."""
+    s1 = x0 * x0
+    if (s1 - s1) < a[2]:
+        a[:-1] = 0.5 * a[1:]
+    elif (-1.31) > 0.2:
+        s1 = np.sum(np.max(m, axis=0) * a) + np.sum(a[a > 0.0])
+    else:
+        x0 = x0 + 0.1 * np.sum(a)
+    return x0 + s1 + np.sum(a * a)
+
+
+@pytest.mark.parametrize("jit", [False, True], ids=["python", "compiled"])
+def test_a_branch_a_constant_test_never_takes_is_dropped(jit):
+    m = np.full((4, 4), 0.5)
+    for a in (np.array([0.3, -0.2, 0.5, 0.1]), np.array([0.3, -0.2, -0.5, 0.1])):
+        sd.check_grad(_dead_branch, 1.2, a, m, argnums=(0, 1), jit=jit)

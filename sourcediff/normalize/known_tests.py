@@ -3,9 +3,12 @@
 Splitting small arrays into numbers (``small_arrays.py``) turns ``a.ndim`` and
 ``a.shape[0]`` into constants, so an inlined helper's check of its arguments
 (``np.cross``'s ``if a.ndim != 1 or a.shape[0] != 3: raise ValueError(...)``)
-compares constants. This pass follows names bound to a constant ``True``, ``False``
-or integer through straight-line code, evaluates comparisons, ``not``, ``and`` and
-``or`` of constants, and keeps only the branch a decided ``if`` takes. A name bound
+compares constants, and generated or careless code tests literals (``elif -1.31 > 0.2:``,
+whose branch binds names nothing else binds: Numba cannot type them). This pass, run
+first in the types stage and again after splitting, follows names bound to a constant
+``True``, ``False`` or integer through straight-line code, evaluates comparisons of
+those and of float literals, ``not``, ``and`` and ``or``, and keeps only the branch a
+decided ``if`` takes. A name bound
 in a loop or a branch is unknown after it; nothing else is changed, and no number
 is computed differently.
 
@@ -138,7 +141,18 @@ def _value(expr: ast.expr, known: dict):
         return all(values) if isinstance(expr.op, ast.And) else any(values)
     if isinstance(expr, ast.Compare) and len(expr.ops) == 1:
         compare = COMPARISONS.get(type(expr.ops[0]))
-        left, right = _value(expr.left, known), _value(expr.comparators[0], known)
+        left, right = _compared(expr.left, known), _compared(expr.comparators[0], known)
         if compare is not None and UNKNOWN not in (left, right):
             return compare(left, right)
     return UNKNOWN
+
+
+def _compared(expr: ast.expr, known: dict):
+    """An operand of a comparison: a constant as :func:`_value` finds one, or a float
+    literal (``(-1.31) > 0.2`` decides a branch; a float is never bound as known)."""
+    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.USub):
+        inner = _compared(expr.operand, known)
+        return UNKNOWN if type(inner) is not float else -inner
+    if isinstance(expr, ast.Constant) and type(expr.value) is float:
+        return expr.value
+    return _value(expr, known)
