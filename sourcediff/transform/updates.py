@@ -143,9 +143,7 @@ def _merge_element_at(stmts, index: int, aliases) -> bool:
             stmts[position] = ast.copy_location(merged, later)
             del stmts[index]
             return True
-        if any(
-            isinstance(n, _STOPS) or isinstance(n, ast.Call) and not is_pure_call(n) for n in nodes
-        ):
+        if any(_may_jump_or_write(n) for n in nodes):
             return False
         if reads & names_written(later) or (memory - shared) & _stored_through(later):
             return False
