@@ -36,6 +36,7 @@ import ast
 
 from .. import ir
 from ..astnodes import walk
+from ..codegen import Comment
 
 SHAPE_READS = frozenset({"shape", "size", "ndim", "nbytes", "dtype"})
 
@@ -213,3 +214,132 @@ def _bound(name: str, stmts: list[ast.stmt]) -> bool:
         for stmt in stmts
         for node in walk(stmt)
     )
+
+
+def drop_final_zeroings(function: ast.FunctionDef, ranks: dict) -> bool:
+    """Remove, in place, the top-level statements that only zero elements of private
+    adjoint buffers (``force_bar[i, 0] = 0.0`` in a loop nest, ``t_bar.fill(0.0)``) which
+    no later statement mentions: the reverse of a forward zeroing, last in the reverse
+    sweep, leaves values nothing reads. Whether any went. ``ranks``: of the arrays.
+
+    >>> fn = ast.parse('''
+    ... def f_vjp(x, n):
+    ...     f_bar = np.zeros_like(x)
+    ...     x_bar = np.zeros_like(x)
+    ...     for i in range(n):
+    ...         x_bar[i, 0] += f_bar[i, 0]
+    ...     for i in range(n):
+    ...         f_bar[i, 0] = 0.0
+    ...     return x_bar
+    ... ''').body[0]
+    >>> drop_final_zeroings(fn, {"x": 2, "f_bar": 2, "x_bar": 2})
+    True
+    >>> print(ast.unparse(fn.body[-1]))
+    return x_bar
+    """
+    body, private, removed = function.body, _private_buffers(function, ranks), False
+    for index in range(len(body) - 1, -1, -1):
+        zeroed = _zeroed_arrays(body[index])
+        if not zeroed or not zeroed <= private:
+            continue
+        later = set().union(*(_mentioned(stmt) for stmt in body[index + 1 :]))
+        if zeroed & later or _loop_targets(body[index]) & later:
+            continue
+        del body[index]
+        removed = True
+    return removed
+
+
+def _zeroed_arrays(stmt: ast.stmt) -> set[str] | None:
+    """The arrays ``stmt`` only stores constants into (a ``for`` nest over ranges of such
+    stores, ``a.fill(c)``), or None when it does anything else."""
+    if isinstance(stmt, (ast.Pass, Comment)):
+        return set()
+    if isinstance(stmt, ast.For):
+        ranged = ir.is_call(stmt.iter, "range") and isinstance(stmt.target, ast.Name)
+        if not ranged or stmt.orelse:
+            return None
+        found: set[str] = set()
+        for inner in stmt.body:
+            arrays = _zeroed_arrays(inner)
+            if arrays is None:
+                return None
+            found |= arrays
+        return found
+    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+        func, args = stmt.value.func, stmt.value.args
+        filled = isinstance(func, ast.Attribute) and func.attr == "fill"
+        if filled and isinstance(func.value, ast.Name) and _constants(args):
+            return {func.value.id}
+        return None
+    if _assigns(stmt) and isinstance(stmt.value, ast.Constant):
+        target = stmt.targets[0]
+        if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
+            return {target.value.id}
+    return None
+
+
+def _constants(args: list) -> bool:
+    return len(args) == 1 and isinstance(args[0], ast.Constant)
+
+
+def _private_buffers(function: ast.FunctionDef, ranks: dict) -> set[str]:
+    """Arrays bound once, by ``np.zeros_like(...)`` or ``np.zeros(...)``, not parameters,
+    whose every use reads or writes elements (never a view that gets a name of its own),
+    fills them, reads the shape, or adds into or from them (``add_into``)."""
+    bound: dict[str, int] = {}
+    made = set()
+    for node in walk(function):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            bound[node.id] = bound.get(node.id, 0) + 1
+        if _assigns(node) and isinstance(node.targets[0], ast.Name) and _zeros(node.value):
+            made.add(node.targets[0].id)
+    params = {a.arg for a in function.args.args}
+    candidates = {n for n in made if bound.get(n) == 1 and n not in params}
+    parents = _parents(function)
+    for node in parents:
+        if isinstance(node, ast.Name) and node.id in candidates and isinstance(node.ctx, ast.Load):
+            if not _kept_to_itself(node, parents, ranks):
+                candidates.discard(node.id)
+    return candidates
+
+
+def _kept_to_itself(name: ast.Name, parents: dict, ranks: dict) -> bool:
+    """Whether this use of a buffer's name lets no other name reach its memory."""
+    parent = parents[name]
+    if isinstance(parent, ast.Attribute):
+        return parent.attr in SHAPE_READS or parent.attr == "fill"
+    if isinstance(parent, ast.Call):
+        named = isinstance(parent.func, ast.Name) and parent.func.id == "add_into"
+        return named and name in parent.args
+    if not (isinstance(parent, ast.Subscript) and parent.value is name):
+        return False
+    if not isinstance(parent.ctx, ast.Load):
+        return True
+    holder = parents.get(parent)
+    if isinstance(holder, (ast.Tuple, ast.List, ast.Return)):
+        return False
+    if isinstance(holder, ast.Assign) and holder.value is parent:
+        return _element(parent.slice, ranks.get(name.id))  # a view would take a name
+    return True
+
+
+def _element(index: ast.expr, rank) -> bool:
+    """Whether ``index`` picks one element of an array of ``rank`` axes."""
+    parts = index.elts if isinstance(index, ast.Tuple) else [index]
+    plain = not any(isinstance(p, ast.Slice) or _special(p) for p in parts)
+    return rank is not None and plain and len(parts) == rank
+
+
+def _special(part: ast.expr) -> bool:
+    return isinstance(part, ast.Constant) and part.value in (None, Ellipsis)
+
+
+def _mentioned(stmt: ast.stmt) -> set[str]:
+    """Every name ``stmt`` reads or binds."""
+    return {n.id for n in walk(stmt) if isinstance(n, ast.Name)}
+
+
+def _loop_targets(stmt: ast.stmt) -> set[str]:
+    """The variables of ``stmt``'s loops (their last values outlive the loops)."""
+    return {n.target.id for n in walk(stmt) if isinstance(n, ast.For)}

@@ -249,6 +249,8 @@ def _rewrite_copy(stmts, index: int, counts: _Counts, liveness, summaries) -> bo
         return True
     if counts.binds[name] == 1:
         propagated = _propagate_copy(stmts, index, name, source, counts, summaries)
+        if not propagated and _twin(stmts, index, counts, liveness.function):
+            propagated = _propagate_twin(stmts, index, counts, summaries, liveness.function)
     else:
         propagated = _propagate_copy_locally(stmts, index, counts, liveness, summaries)
     if propagated:
@@ -418,6 +420,52 @@ def _propagate_copy(stmts, index: int, name: str, source: str, counts, summaries
     summaries.forget(stmts[index + 1 : last + 1])
     del stmts[index]
     counts.reads[source] += total - 1
+    counts.reads[name] = 0
+    counts.binds[name] -= 1
+    return True
+
+
+def _twin(stmts, index: int, counts: _Counts, function: ast.FunctionDef) -> bool:
+    """Whether the copy ``name = source`` at ``stmts[index]`` makes ``name`` a second name
+    of ``source`` wherever it holds a value: both bound once in the function, the copy
+    right after ``source``'s binding (or ``source`` a parameter bound nowhere else)."""
+    name, source = stmts[index].targets[0].id, stmts[index].value.id
+    if counts.binds[name] != 1 or counts.binds[source] != 1:
+        return False
+    if source in {a.arg for a in function.args.args}:
+        return True
+    earlier = [s for s in stmts[:index] if not isinstance(s, Comment)]
+    binding = earlier[-1] if earlier else None
+    return (
+        isinstance(binding, ast.Assign)
+        and len(binding.targets) == 1
+        and isinstance(binding.targets[0], ast.Name)
+        and binding.targets[0].id == source
+    )
+
+
+def _propagate_twin(stmts, index: int, counts: _Counts, summaries, function) -> bool:
+    """Read ``source`` wherever ``name`` is read, in the whole function, and drop the copy
+    (a :func:`_twin`: ``t26 = t24`` after ``t24 = t23 - 2`` in a loop, both read after it).
+
+    >>> fn = ast.parse('''
+    ... def f(x, n, steps):
+    ...     for s in range(steps):
+    ...         t24 = n - 2
+    ...         t26 = t24
+    ...         x = x * t24 + t26
+    ...     return x * t26
+    ... ''').body[0]
+    >>> fold_temporaries(fn)
+    True
+    >>> print(ast.unparse(fn.body[1]))
+    return x * t24
+    """
+    name, source = stmts[index].targets[0].id, stmts[index].value.id
+    del stmts[index]
+    _Substitute(name, ast.Name(source, ast.Load())).visit(function)
+    summaries.forget(function.body)
+    counts.reads[source] += counts.reads[name] - 1
     counts.reads[name] = 0
     counts.binds[name] -= 1
     return True

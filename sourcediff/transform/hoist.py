@@ -6,7 +6,8 @@ in a ``for`` loop's body moves before the loop when
 
 - ``e`` is arithmetic on names and numbers that cannot fail (no call, no subscript, no
   power, a division only by a nonzero number), multiplies, divides or holds a float (an
-  index ``n - 1`` reads better where it is used, and costs nothing there), and reads no
+  index ``n - 1`` reads better where it is used, and costs nothing there, unless its
+  name is read after the loop anyway: the reverse sweep's bound), and reads no
   name the loop binds nor an array the function writes into (``m * 1.1`` before
   ``m[...] = t``); or ``e`` is a length ``a.shape[k]`` of an array the loop does not
   rebind (a write into ``a`` leaves its shape);
@@ -87,7 +88,7 @@ def _take_invariants(loop: ast.For, live_after_loop, in_place: set[str], bound: 
     blocked = names_read(loop.iter) | live
     moved, read_before = [], set()
     for stmt in list(loop.body):
-        name = _invariant_target(stmt, binds, blocked | read_before, in_place)
+        name = _invariant_target(stmt, binds, blocked | read_before, in_place, live_after_loop)
         if name is None:
             read_before |= names_read(stmt)
             continue
@@ -99,8 +100,9 @@ def _take_invariants(loop: ast.For, live_after_loop, in_place: set[str], bound: 
     return moved
 
 
-def _invariant_target(stmt, binds: Counter, blocked: set[str], in_place: set[str]) -> str | None:
-    """The target of ``stmt`` when it is an invariant assignment that may move."""
+def _invariant_target(stmt, binds: Counter, blocked: set[str], in_place: set[str], named=()):
+    """The target of ``stmt`` when it is an invariant assignment that may move; an index
+    ``n - 2`` too when its name is read after the loop (``named``): it keeps its name."""
     if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1):
         return None
     target = stmt.targets[0]
@@ -108,7 +110,8 @@ def _invariant_target(stmt, binds: Counter, blocked: set[str], in_place: set[str
         return None
     if target.id in in_place:  # ``t = m * 1.1; t[0] += x``: a new array every iteration
         return None
-    if not (cannot_fail(stmt.value) and worth_a_name(stmt.value)) and not _length(stmt.value):
+    worth = worth_a_name(stmt.value) or target.id in named
+    if not (cannot_fail(stmt.value) and worth) and not _length(stmt.value):
         return None
     length = _length(stmt.value)  # a write into an array leaves its shape as it was
     if any(binds[name] or (name in in_place and not length) for name in names_read(stmt.value)):

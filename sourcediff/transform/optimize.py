@@ -47,6 +47,8 @@ names again, which the passes above do not expect of a private buffer). Last,
 reverse of a fused loop nest zeroed already (kept until then, so the analyses see it),
 ``drop_dead_zeroings`` (dead_zeroings.py) the zeroing of an element read for the last time
 (and, in an outlined helper's vjp, ``read_seed_in_place`` reads the seed instead of a copy),
+``drop_final_zeroings`` the zeroings of a private adjoint buffer that nothing mentions
+after them (the derivative only: it needs the arrays' ranks),
 ``run_independent_loops_forward`` (forward_loops.py) runs a reverse loop whose iterations
 share nothing in the forward order (the derivative only: it needs the arrays' ranks),
 ``merge_stack_moves`` (stack_moves.py) moves a tape's pointer once per run of
@@ -88,7 +90,7 @@ from ..astnodes import clone
 from .cleanup import drop_dead_stores
 from .counting import count_by_multiplying, merge_constant_counts
 from .cse import share_common_subexpressions
-from .dead_zeroings import drop_dead_zeroings, read_seed_in_place
+from .dead_zeroings import drop_dead_zeroings, drop_final_zeroings, read_seed_in_place
 from .effects import statement_lists
 from .first_arrays import bind_first_contributions, swap_first_contributions
 from .fold import fold_temporaries
@@ -153,6 +155,8 @@ def optimize(
     if drop_dead_zeroings(function):
         if sliced:  # nothing writes the seed's copy now: read the seed itself
             read_seed_in_place(function)
+        _to_fixed_point(function, [fold_temporaries, drop_dead_stores])
+    if ranks is not None and drop_final_zeroings(function, ranks):
         _to_fixed_point(function, [fold_temporaries, drop_dead_stores])
     if ranks is not None:
         run_independent_loops_forward(function, ranks)
