@@ -37,6 +37,7 @@ import ast
 from .. import ir
 from ..astnodes import walk
 from ..codegen import Comment
+from .effects import INNER_SCOPES
 
 SHAPE_READS = frozenset({"shape", "size", "ndim", "nbytes", "dtype"})
 
@@ -216,11 +217,14 @@ def _bound(name: str, stmts: list[ast.stmt]) -> bool:
     )
 
 
-def drop_final_zeroings(function: ast.FunctionDef, ranks: dict) -> bool:
+def drop_final_zeroings(function: ast.FunctionDef, ranks: dict, numbers=frozenset()) -> bool:
     """Remove, in place, the top-level statements that only zero elements of private
     adjoint buffers (``force_bar[i, 0] = 0.0`` in a loop nest, ``t_bar.fill(0.0)``) which
     no later statement mentions: the reverse of a forward zeroing, last in the reverse
-    sweep, leaves values nothing reads. Whether any went. ``ranks``: of the arrays.
+    sweep, leaves values nothing reads. Whether any went. ``ranks``: of the arrays;
+    ``numbers``: names that hold a number (the variables of ``range`` loops are numbers too),
+    the only names an index may read (a name could hold a slice, which makes a view). An
+    index out of bounds raised nothing in compiled code; it no longer does as Python.
 
     >>> fn = ast.parse('''
     ... def f_vjp(x, n):
@@ -232,14 +236,17 @@ def drop_final_zeroings(function: ast.FunctionDef, ranks: dict) -> bool:
     ...         f_bar[i, 0] = 0.0
     ...     return x_bar
     ... ''').body[0]
-    >>> drop_final_zeroings(fn, {"x": 2, "f_bar": 2, "x_bar": 2})
+    >>> drop_final_zeroings(fn, {"x": 2, "f_bar": 2, "x_bar": 2}, frozenset({"n"}))
     True
     >>> print(ast.unparse(fn.body[-1]))
     return x_bar
     """
-    body, private, removed = function.body, _private_buffers(function, ranks), False
+    if any(isinstance(node, INNER_SCOPES) for node in walk(function)[1:]):
+        return False  # a lambda may read the buffer when it is called, later
+    integers = frozenset(numbers) | _range_variables(function)
+    body, private, removed = function.body, _private_buffers(function, ranks, integers), False
     for index in range(len(body) - 1, -1, -1):
-        zeroed = _zeroed_arrays(body[index])
+        zeroed = _zeroed_arrays(body[index], integers)
         if not zeroed or not zeroed <= private:
             continue
         later = set().union(*(_mentioned(stmt) for stmt in body[index + 1 :]))
@@ -250,18 +257,20 @@ def drop_final_zeroings(function: ast.FunctionDef, ranks: dict) -> bool:
     return removed
 
 
-def _zeroed_arrays(stmt: ast.stmt) -> set[str] | None:
-    """The arrays ``stmt`` only stores constants into (a ``for`` nest over ranges of such
-    stores, ``a.fill(c)``), or None when it does anything else."""
+def _zeroed_arrays(stmt: ast.stmt, integers: frozenset) -> set[str] | None:
+    """The arrays ``stmt`` only stores zeros into (a ``for`` nest over ranges of plain
+    integer bounds around such stores, ``a.fill(0.0)``), or None when it may do anything
+    else (call, bind a name, raise but for an index out of bounds)."""
     if isinstance(stmt, (ast.Pass, Comment)):
         return set()
     if isinstance(stmt, ast.For):
-        ranged = ir.is_call(stmt.iter, "range") and isinstance(stmt.target, ast.Name)
-        if not ranged or stmt.orelse:
+        bounds = stmt.iter.args if ir.is_call(stmt.iter, "range") else None
+        plain = bounds is not None and all(_integer_arithmetic(b, integers) for b in bounds)
+        if not plain or not isinstance(stmt.target, ast.Name) or stmt.orelse:
             return None
         found: set[str] = set()
         for inner in stmt.body:
-            arrays = _zeroed_arrays(inner)
+            arrays = _zeroed_arrays(inner, integers)
             if arrays is None:
                 return None
             found |= arrays
@@ -269,24 +278,45 @@ def _zeroed_arrays(stmt: ast.stmt) -> set[str] | None:
     if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
         func, args = stmt.value.func, stmt.value.args
         filled = isinstance(func, ast.Attribute) and func.attr == "fill"
-        if filled and isinstance(func.value, ast.Name) and _constants(args):
+        if filled and isinstance(func.value, ast.Name) and len(args) == 1 and _zero(args[0]):
             return {func.value.id}
         return None
-    if _assigns(stmt) and isinstance(stmt.value, ast.Constant):
+    if _assigns(stmt) and _zero(stmt.value):
         target = stmt.targets[0]
         if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
-            return {target.value.id}
+            if all(_integer_arithmetic(p, integers) for p in _index_parts(target.slice)):
+                return {target.value.id}
     return None
 
 
-def _constants(args: list) -> bool:
-    return len(args) == 1 and isinstance(args[0], ast.Constant)
+def _zero(value: ast.expr) -> bool:
+    return (
+        isinstance(value, ast.Constant) and type(value.value) in (int, float) and value.value == 0
+    )
 
 
-def _private_buffers(function: ast.FunctionDef, ranks: dict) -> set[str]:
+def _integer_arithmetic(expr: ast.expr, integers: frozenset) -> bool:
+    """Whether ``expr`` is ``integers`` (names) and integer constants joined by ``+``,
+    ``-`` and ``*`` (nothing to call, bind or raise, no slice)."""
+    if isinstance(expr, ast.BinOp):
+        joined = isinstance(expr.op, (ast.Add, ast.Sub, ast.Mult))
+        sides = (expr.left, expr.right)
+        return joined and all(_integer_arithmetic(e, integers) for e in sides)
+    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.USub):
+        return _integer_arithmetic(expr.operand, integers)
+    return (isinstance(expr, ast.Name) and expr.id in integers) or (
+        isinstance(expr, ast.Constant) and type(expr.value) is int
+    )
+
+
+def _index_parts(index: ast.expr) -> list[ast.expr]:
+    return index.elts if isinstance(index, ast.Tuple) else [index]
+
+
+def _private_buffers(function: ast.FunctionDef, ranks: dict, integers: frozenset) -> set[str]:
     """Arrays bound once, by ``np.zeros_like(...)`` or ``np.zeros(...)``, not parameters,
-    whose every use reads or writes elements (never a view that gets a name of its own),
-    fills them, reads the shape, or adds into or from them (``add_into``)."""
+    whose every use stores into them, reads one element (a number: no view), fills them,
+    reads the shape, or adds into or from them (``add_into``)."""
     bound: dict[str, int] = {}
     made = set()
     for node in walk(function):
@@ -294,18 +324,21 @@ def _private_buffers(function: ast.FunctionDef, ranks: dict) -> set[str]:
             bound[node.id] = bound.get(node.id, 0) + 1
         if _assigns(node) and isinstance(node.targets[0], ast.Name) and _zeros(node.value):
             made.add(node.targets[0].id)
-    params = {a.arg for a in function.args.args}
+    args = function.args
+    params = {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs}
     candidates = {n for n in made if bound.get(n) == 1 and n not in params}
     parents = _parents(function)
     for node in parents:
         if isinstance(node, ast.Name) and node.id in candidates and isinstance(node.ctx, ast.Load):
-            if not _kept_to_itself(node, parents, ranks):
+            if not _element_use(node, parents, ranks.get(node.id), integers):
                 candidates.discard(node.id)
     return candidates
 
 
-def _kept_to_itself(name: ast.Name, parents: dict, ranks: dict) -> bool:
-    """Whether this use of a buffer's name lets no other name reach its memory."""
+def _element_use(name: ast.Name, parents: dict, rank, integers: frozenset) -> bool:
+    """Whether this use of an array's name touches elements or its shape only, so that no
+    other name can reach its memory: a store into it, a read of one element of an array of
+    ``rank`` axes, ``fill``, a shape query, ``add_into``."""
     parent = parents[name]
     if isinstance(parent, ast.Attribute):
         return parent.attr in SHAPE_READS or parent.attr == "fill"
@@ -316,23 +349,20 @@ def _kept_to_itself(name: ast.Name, parents: dict, ranks: dict) -> bool:
         return False
     if not isinstance(parent.ctx, ast.Load):
         return True
-    holder = parents.get(parent)
-    if isinstance(holder, (ast.Tuple, ast.List, ast.Return)):
-        return False
-    if isinstance(holder, ast.Assign) and holder.value is parent:
-        return _element(parent.slice, ranks.get(name.id))  # a view would take a name
-    return True
+    parts = _index_parts(parent.slice)
+    one = rank is not None and len(parts) == rank
+    return one and all(_integer_arithmetic(part, integers) for part in parts)
 
 
-def _element(index: ast.expr, rank) -> bool:
-    """Whether ``index`` picks one element of an array of ``rank`` axes."""
-    parts = index.elts if isinstance(index, ast.Tuple) else [index]
-    plain = not any(isinstance(p, ast.Slice) or _special(p) for p in parts)
-    return rank is not None and plain and len(parts) == rank
-
-
-def _special(part: ast.expr) -> bool:
-    return isinstance(part, ast.Constant) and part.value in (None, Ellipsis)
+def _range_variables(function: ast.FunctionDef) -> frozenset:
+    """The variables of the function's ``for ... in range(...)`` loops."""
+    return frozenset(
+        node.target.id
+        for node in walk(function)
+        if isinstance(node, ast.For)
+        and isinstance(node.target, ast.Name)
+        and ir.is_call(node.iter, "range")
+    )
 
 
 def _mentioned(stmt: ast.stmt) -> set[str]:

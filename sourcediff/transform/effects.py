@@ -50,6 +50,9 @@ PURE_HELPERS = frozenset(
 )
 PURE_METHODS = frozenset({"copy", "sum", "reshape", "ravel", "astype", "transpose", "dot"})
 _SAFE_OPERATORS = (ast.Add, ast.Sub, ast.Mult)
+#: Nodes that open a scope of their own: names there may be bound anew, and run later.
+INNER_SCOPES = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+INNER_SCOPES += (ast.FunctionDef,)
 _DIVISIONS = (ast.Div, ast.FloorDiv, ast.Mod)
 
 

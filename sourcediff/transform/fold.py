@@ -52,6 +52,7 @@ from ..astnodes import clone, walk
 from ..codegen import Comment
 from .cleanup import live_after_statements
 from .effects import (
+    INNER_SCOPES,
     NodeFacts,
     blocks_and_holders,
     cannot_fail,
@@ -427,20 +428,28 @@ def _propagate_copy(stmts, index: int, name: str, source: str, counts, summaries
 
 def _twin(stmts, index: int, counts: _Counts, function: ast.FunctionDef) -> bool:
     """Whether the copy ``name = source`` at ``stmts[index]`` makes ``name`` a second name
-    of ``source`` wherever it holds a value: both bound once in the function, the copy
-    right after ``source``'s binding (or ``source`` a parameter bound nowhere else)."""
+    of ``source`` wherever it holds a value: both bound once in the function (not
+    parameters), the copy right after ``source``'s binding, so that nothing runs between
+    the two bindings, and no inner scope (a lambda, a comprehension) that could bind
+    either name anew."""
     name, source = stmts[index].targets[0].id, stmts[index].value.id
     if counts.binds[name] != 1 or counts.binds[source] != 1:
         return False
-    if source in {a.arg for a in function.args.args}:
-        return True
     earlier = [s for s in stmts[:index] if not isinstance(s, Comment)]
     binding = earlier[-1] if earlier else None
-    return (
+    adjacent = (
         isinstance(binding, ast.Assign)
         and len(binding.targets) == 1
         and isinstance(binding.targets[0], ast.Name)
         and binding.targets[0].id == source
+    )
+    args = function.args
+    params = {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs}
+    params |= {a.arg for a in (args.vararg, args.kwarg) if a is not None}
+    return (
+        adjacent
+        and name not in params
+        and not any(isinstance(node, INNER_SCOPES) for node in walk(function)[1:])
     )
 
 

@@ -100,9 +100,10 @@ def _take_invariants(loop: ast.For, live_after_loop, in_place: set[str], bound: 
     return moved
 
 
-def _invariant_target(stmt, binds: Counter, blocked: set[str], in_place: set[str], named=()):
+def _invariant_target(stmt, binds: Counter, blocked, in_place: set[str], live_after_loop=()):
     """The target of ``stmt`` when it is an invariant assignment that may move; an index
-    ``n - 2`` too when its name is read after the loop (``named``): it keeps its name."""
+    ``n - 2`` too when its name is read after the loop (``live_after_loop``): it keeps its
+    name there anyway."""
     if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1):
         return None
     target = stmt.targets[0]
@@ -110,7 +111,8 @@ def _invariant_target(stmt, binds: Counter, blocked: set[str], in_place: set[str
         return None
     if target.id in in_place:  # ``t = m * 1.1; t[0] += x``: a new array every iteration
         return None
-    worth = worth_a_name(stmt.value) or target.id in named
+    index = target.id in live_after_loop and _offset(stmt.value)
+    worth = worth_a_name(stmt.value) or index
     if not (cannot_fail(stmt.value) and worth) and not _length(stmt.value):
         return None
     length = _length(stmt.value)  # a write into an array leaves its shape as it was
@@ -124,6 +126,15 @@ def _bindings(node: ast.AST) -> Counter:
     return Counter(
         n.id for n in walk(node) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)
     )
+
+
+def _offset(expr: ast.expr) -> bool:
+    """Whether ``expr`` is a name plus or minus an integer (``t23 - 2``)."""
+    if not (isinstance(expr, ast.BinOp) and isinstance(expr.op, (ast.Add, ast.Sub))):
+        return False
+    sides = (expr.left, expr.right)
+    integer = any(isinstance(e, ast.Constant) and type(e.value) is int for e in sides)
+    return integer and any(isinstance(e, ast.Name) for e in sides)
 
 
 def _length(expr: ast.expr) -> bool:

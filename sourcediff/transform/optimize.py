@@ -156,7 +156,8 @@ def optimize(
         if sliced:  # nothing writes the seed's copy now: read the seed itself
             read_seed_in_place(function)
         _to_fixed_point(function, [fold_temporaries, drop_dead_stores])
-    if ranks is not None and drop_final_zeroings(function, ranks):
+    numbers = frozenset(n for n, shape in (shapes or {}).items() if shape == ())
+    if ranks is not None and drop_final_zeroings(function, ranks, numbers):
         _to_fixed_point(function, [fold_temporaries, drop_dead_stores])
     if ranks is not None:
         run_independent_loops_forward(function, ranks)
