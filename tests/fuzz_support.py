@@ -9,9 +9,10 @@ from fuzzing.campaign import ARGNUMS, arguments, check, check_tangent, load
 from fuzzing.generator import generate
 from fuzzing.reference import reference_gradient
 
-# The suite stays under 10 minutes; campaigns run more (README, Development). Two files, so
-# that the sample is shared however pytest-xdist distributes the tests.
-SAMPLE = range(200_000, 200_036)
+# The suite aims at 10 minutes; campaigns run more (README, Development): a random program
+# found nothing new in the suite since the campaigns began, the seeds below are the ones that
+# did. Two files, so that the sample is shared however pytest-xdist distributes the tests.
+SAMPLE = range(200_000, 200_024)
 
 
 @pytest.fixture(scope="module")
@@ -54,8 +55,10 @@ OUTLINE_SAMPLE = (33, 9, 48)
 # np.linalg.eigvalsh, views written by a helper, a loop with else (1176); order statistics
 # (np.amax along an axis), rows of the matrix written in place, scipy.special of an array, a
 # functools.wraps helper (1245); max/min of many, masks of the matrix's own shape,
-# np.fmod/fmax/fmin (428); defaults left out, pass statements (301). The first also runs
-# compiled (both with SOURCEDIFF_FULL_SUITE=1: tests/test_fuzz.py).
+# np.fmod/fmax/fmin (428); defaults left out, pass statements (301); from the later stream,
+# a guard-clause helper called in a loop (1176, 1245) and constant columns of each row
+# updated one after another (1176, 428, 301). The last also runs compiled (all of them with
+# SOURCEDIFF_FULL_SUITE=1: tests/test_fuzz.py).
 EXTRA_SAMPLE = (1176, 1245, 428, 301)
 
 

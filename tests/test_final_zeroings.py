@@ -168,8 +168,13 @@ def _kicked(pos, steps, dt):
     return np.sum(x * x)
 
 
-@pytest.mark.parametrize("policy", POLICIES, ids=str)
-@pytest.mark.parametrize("jit", [False, True], ids=["python", "compiled"])
+# Every policy as Python (the very source Numba compiles), and the default compiled.
+RUNS = [(policy, False) for policy in POLICIES] + [("auto", True)]
+
+
+@pytest.mark.parametrize(
+    "policy,jit", RUNS, ids=[f"{p}-{'compiled' if j else 'python'}" for p, j in RUNS]
+)
 def test_gradients_are_bit_for_bit_the_unoptimized_ones(policy, jit, monkeypatch):
     rng = np.random.default_rng(11)
     cases = [

@@ -14,6 +14,12 @@ functions (``expit``, ``logsumexp``, ``softmax``, ``gammaln``...) and
 ``np.linalg.eigvalsh``/``eigh`` of a symmetric matrix. Each adds to a float the program
 already has, so the rest of the program is the one the seed gives without them, and every
 seed without ``extras`` keeps its program.
+
+Drawn from a later stream of their own, after about a third of those (so that every
+program above keeps its constructs): a helper with a guard clause whose two paths bind
+different temporaries, called in a loop (what ``normalize/exits._guards_as_else`` turns into
+if/else), and several constant-index components of one row updated one after another in a
+loop over rows (what the optimizer merges, ``transform/updates.merge_element_updates``).
 """
 
 from __future__ import annotations
@@ -33,6 +39,13 @@ def twice_sin(u):
     return math.sin(u)""",
     "damped": """def damped(u, rate=0.5, floor=-1.0):
     return max(u * rate, floor) + 0.1 * u""",
+    "early_or_late": """def early_or_late(u, w):
+    if u < 0.1:
+        t = u * w
+        return t + 1.0
+    s = math.exp(-u * u) * w
+    r = s - 0.5 * u
+    return r * r""",
 }
 
 
@@ -60,8 +73,34 @@ def extra_construct(writer, depth: int) -> None:
             order_statistics,
         ]
         writer.rng.choice(forms)(writer, depth)
+        if writer.later_rng.random() < 0.35:
+            writer.rng = writer.later_rng
+            writer.rng.choice([guarded_helper_in_loop, row_component_updates])(writer, depth)
     finally:
         writer.rng = main
+
+
+def guarded_helper_in_loop(writer, depth: int) -> None:
+    """``early_or_late`` (a guard clause, each path with temporaries of its own) of every
+    element of a vector, in a loop, its results added up."""
+    vec, k = writer.rng.choice(writer.vectors), extra_name(writer, "g")
+    writer.emit(depth, f"for {k} in range({vec}.shape[0]):")
+    writer.emit(depth + 1, f"{writer.sum_target()} early_or_late({vec}[{k}], {writer.scalar(1)})")
+    writer.extra_helpers.add("early_or_late")
+    writer.tags.add("guarded_helper_in_loop")
+
+
+def row_component_updates(writer, depth: int) -> None:
+    """Two to four constant columns of each row of the matrix updated one after another
+    (``m[r, 2] += ...; m[r, 0] -= ...; m[r, 2] *= ...``), then the matrix read."""
+    row, s = extra_name(writer, "r"), writer.scalar(1)
+    writer.emit(depth, f"for {row} in range(m.shape[0]):")
+    for _ in range(writer.rng.randint(2, 4)):
+        column, update = writer.rng.randrange(4), writer.rng.choice(["+=", "-=", "*="])
+        value = f"0.9 + 0.1 * {s}" if update == "*=" else f"0.2 * {s} * m[{row}, {3 - column}]"
+        writer.emit(depth + 1, f"m[{row}, {column}] {update} {value}")
+    writer.emit(depth, f"{writer.sum_target()} np.sum(m * m)")
+    writer.tags.add("row_component_updates")
 
 
 def extremes_of_many(writer, depth: int) -> None:

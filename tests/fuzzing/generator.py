@@ -242,6 +242,7 @@ class _Writer:
         # And those of extras.py (``generate(seed, extras=True)``), from a third stream.
         self.extras = False
         self.extra_rng = random.Random(f"extras {rng.getstate()[1][:4]}")
+        self.later_rng = random.Random(f"later extras {rng.getstate()[1][:4]}")
         self.extra_count = 0
         self.extra_helpers: set[str] = set()
         # Helpers called from several places (outlined by sourcediff), with gaps=True only.
