@@ -36,11 +36,11 @@ def alias_classes(function: ast.FunctionDef, types=None) -> dict[str, set[str]]:
         >>> from sourcediff.analysis.types import TypeTable, VarType
         >>> f = ast.parse("def f(v):\n    k = np.argmax(v)\n    m = v[k]").body[0]
         >>> sorted(alias_classes(f)["v"])
-        ['k', 'm', 'np', 'v']
+        ['k', 'm', 'v']
         >>> flt, vec = VarType("float", "float64"), VarType("array", "float64", 1)
         >>> types = TypeTable({"v": vec, "k": VarType("int", "int64"), "m": flt}, flt)
         >>> sorted(alias_classes(f, types)["v"])
-        ['np', 'v']
+        ['v']
     """
     parent: dict[str, str] = {}
     numbers = _numbers(types)
@@ -67,9 +67,7 @@ def alias_classes(function: ast.FunctionDef, types=None) -> dict[str, set[str]]:
         elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
             # lst.append(a): a may come back out of lst. The called function's own name
             # holds no memory: add_into(u_bar, g) and add_into(v_bar, h) join nothing.
-            callee = node.value.func
-            called = {callee.id} if isinstance(callee, ast.Name) else set()
-            join(every_name(node.value) - called)
+            join(passed_memory(node.value))
     classes: dict[str, set[str]] = {}
     for name in list(parent):
         classes.setdefault(find(name), set()).add(name)
@@ -102,7 +100,33 @@ def possible_views(value: ast.expr) -> set[str]:
         return set()
     if getattr(value, "fresh_result", False):  # an outlined helper's new array
         return set()
+    if isinstance(value, ast.Call):
+        return passed_memory(value)
     return every_name(value)
+
+
+def passed_memory(call: ast.Call) -> set[str]:
+    """The names whose memory ``call`` is given, so may write into or hand back: those its
+    arguments may be views of, and a method's receiver; not the function's own name, a
+    module's (``np.asarray``), nor the names of arithmetic (``top + 6 * len(range(i, n))``
+    passes no memory of ``n``).
+
+    >>> sorted(passed_memory(ast.parse("reserve(tape, top + 6 * len(range(i, n)))").body[0].value))
+    ['tape']
+    >>> sorted(passed_memory(ast.parse("np.asarray(a[1:]).reshape(2, -1)").body[0].value))
+    ['a']
+    """
+    func, names = call.func, set()
+    if isinstance(func, ast.Attribute) and not (
+        isinstance(func.value, ast.Name) and func.value.id in _MODULES
+    ):
+        names |= possible_views(func.value)
+    for arg in call.args + [keyword.value for keyword in call.keywords]:
+        names |= possible_views(arg)
+    return names
+
+
+_MODULES = frozenset({"np", "math", "numpy", "scipy", "special"})
 
 
 def is_shape(node: ast.expr) -> bool:

@@ -43,7 +43,7 @@ from __future__ import annotations
 import ast
 
 from .. import ir
-from ..analysis.sharing import alias_classes
+from ..analysis.sharing import alias_classes, passed_memory
 from ..astnodes import walk
 from .effects import (
     has_effects,
@@ -137,8 +137,7 @@ def changed_in_place(function: ast.FunctionDef) -> set[str]:
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             changed |= names_read(node.func.value)
     for call in impure_calls(function):
-        for arg in call.args:
-            changed |= names_read(arg)
+        changed |= passed_memory(call)
     # A name that may share memory with a changed one is changed too (p = t1; p[0] = 0.0):
     # sharing its value with an equal computation would make two arrays one.
     aliases = alias_classes(function)
