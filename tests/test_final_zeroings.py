@@ -8,6 +8,7 @@ import ast
 
 import numpy as np
 import pytest
+from benchmark_kernels import kernel_module
 
 import sourcediff as sd
 from sourcediff.transform.dead_zeroings import drop_final_zeroings
@@ -138,15 +139,6 @@ def test_a_loop_bound_read_after_the_loop_is_computed_before_it():
     assert ast.unparse(fn.body[1]) == "t24 = t23 - 2"
 
 
-def _jacobi(A0, steps):
-    A = A0.copy()
-    B = A0.copy()
-    for _ in range(steps):
-        B[1:-1, 1:-1] = 0.2 * (A[1:-1, 1:-1] + A[1:-1, :-2] + A[1:-1, 2:] + A[2:, 1:-1])
-        A[1:-1, 1:-1] = 0.2 * (B[1:-1, 1:-1] + B[1:-1, :-2] + B[1:-1, 2:] + B[:-2, 1:-1])
-    return np.sum(A * A)
-
-
 def _zero_forces(x, force):
     for i in range(x.shape[0]):
         force[i, 0] = 0.0
@@ -178,7 +170,7 @@ RUNS = [(policy, False) for policy in POLICIES] + [("auto", True)]
 def test_gradients_are_bit_for_bit_the_unoptimized_ones(policy, jit, monkeypatch):
     rng = np.random.default_rng(11)
     cases = [
-        (_jacobi, (rng.uniform(0.0, 1.0, (6, 6)), 3)),
+        (kernel_module("kernels_more").jacobi_2d, (rng.uniform(0.0, 1.0, (6, 6)), 3)),
         (_kicked, (rng.normal(size=(5, 2)), 4, 0.01)),
     ]
     for func, args in cases:
