@@ -86,7 +86,11 @@ def possible_views(value: ast.expr) -> set[str]:
     not the indices of a subscript, nor arithmetic, nor a fresh array)."""
     if isinstance(value, ast.Name):
         return {value.id}
-    if isinstance(value, (ast.BinOp, ast.UnaryOp, ast.Compare, ast.BoolOp, ast.Constant)):
+    if isinstance(value, ast.BoolOp):  # ``a or b`` is one of them
+        return set().union(*(possible_views(v) for v in value.values))
+    if isinstance(value, ast.BinOp) and _sequences(value):  # ``(a,) + (b,)`` holds both
+        return possible_views(value.left) | possible_views(value.right)
+    if isinstance(value, (ast.BinOp, ast.UnaryOp, ast.Compare, ast.Constant)):
         return set()
     if is_shape(value) or (isinstance(value, ast.Subscript) and is_shape(value.value)):
         return set()  # x.shape, x.shape[0]: numbers
@@ -96,8 +100,9 @@ def possible_views(value: ast.expr) -> set[str]:
         return set().union(*(possible_views(e) for e in value.elts))
     if isinstance(value, ast.IfExp):
         return possible_views(value.body) | possible_views(value.orelse)
+    written = [k.value for k in getattr(value, "keywords", ()) if k.arg == "out"]
     if isinstance(value, ast.Call) and called_name(value) in FRESH_CALLS:
-        return set()
+        return set().union(*(possible_views(out) for out in written))  # np.exp(a, out=b) is b
     if getattr(value, "fresh_result", False):  # an outlined helper's new array
         return set()
     if isinstance(value, ast.Call):
@@ -109,7 +114,7 @@ def passed_memory(call: ast.Call) -> set[str]:
     """The names whose memory ``call`` is given, so may write into or hand back: those its
     arguments may be views of, and a method's receiver; not the function's own name, a
     module's (``np.asarray``), nor the names of arithmetic (``top + 6 * len(range(i, n))``
-    passes no memory of ``n``).
+    passes no memory of ``n``; ``(a,) + (b,)`` and ``a or b`` pass both).
 
     >>> sorted(passed_memory(ast.parse("reserve(tape, top + 6 * len(range(i, n)))").body[0].value))
     ['tape']
@@ -126,7 +131,14 @@ def passed_memory(call: ast.Call) -> set[str]:
     return names
 
 
-_MODULES = frozenset({"np", "math", "numpy", "scipy", "special"})
+# The names generated code imports its modules by (normalize spells NumPy ``np``).
+_MODULES = frozenset({"np", "math"})
+
+
+def _sequences(value: ast.BinOp) -> bool:
+    """Whether ``value`` joins or repeats a tuple or list written out (``(a,) + t``)."""
+    literal = (ast.Tuple, ast.List)
+    return isinstance(value.left, literal) or isinstance(value.right, literal)
 
 
 def is_shape(node: ast.expr) -> bool:
