@@ -37,7 +37,35 @@ def _base(value: ast.expr, types: TypeTable) -> str:
     if isinstance(value, ast.Call) and rules.call_path(value.func) in VIEWS and value.args:
         first = value.args[0]
         return first.id if isinstance(first, ast.Name) else ""
+    if isinstance(value, ast.Subscript) and isinstance(value.value, ast.Name):
+        if types[value.value.id].kind == "tuple":  # t[0]: one of the arrays t holds
+            return value.value.id
     return ""
+
+
+def _picked(value: ast.expr, types: TypeTable) -> set[str]:
+    """The names an array value may share memory with: ``_base``'s, or for an element of a
+    tuple written out, ``(a, t1)[0]``, that element's (any element's, at an index not
+    known)."""
+    if isinstance(value, ast.Subscript) and isinstance(value.value, ast.Tuple):
+        elts, index = value.value.elts, value.slice
+        if isinstance(index, ast.Constant) and type(index.value) is int:
+            if -len(elts) <= index.value < len(elts):
+                return {_base(elts[index.value], types)}
+        return {_base(e, types) for e in elts}
+    return {_base(value, types)}
+
+
+def _held(value: ast.expr, types: TypeTable) -> set[str]:
+    """The names whose arrays a tuple value may hold: ``(a, b[1:])``, ``t5 + t6`` of two
+    tuples (or a tuple repeated), another tuple's name."""
+    if isinstance(value, ast.Tuple):
+        return {base for e in value.elts for base in [_base(e, types)] if base}
+    if isinstance(value, ast.BinOp) and isinstance(value.op, (ast.Add, ast.Mult)):
+        return _held(value.left, types) | _held(value.right, types)
+    if isinstance(value, ast.Name) and types[value.id].kind == "tuple":
+        return {value.id}
+    return set()
 
 
 def check_aliasing(node: ast.FunctionDef, types: TypeTable, filename: str) -> None:
@@ -166,11 +194,16 @@ class _MayAlias:
         return state, state
 
     def assign(self, target: str, value: ast.expr, state: Pairs) -> Pairs:
-        base = _base(value, self.types) if self.types[target].kind == "array" else ""
-        if base == target:
+        kind = self.types[target].kind
+        if kind == "tuple":  # a tuple shares the memory of the arrays it holds
+            bases = _held(value, self.types)
+        else:
+            bases = _picked(value, self.types) if kind == "array" else set()
+        bases.discard("")
+        if target in bases:
             return state  # a = a[1:]: still the memory it shared
         kept = {pair for pair in state if target not in pair}
-        if base:
+        for base in bases:
             kept.add(frozenset((target, base)))
             kept |= {frozenset((target, n)) for p in state if base in p for n in p - {base}}
         return frozenset(p for p in kept if len(p) == 2)
