@@ -156,8 +156,7 @@ def optimize(
         if sliced:  # nothing writes the seed's copy now: read the seed itself
             read_seed_in_place(function)
         _to_fixed_point(function, [fold_temporaries, drop_dead_stores])
-    numbers = frozenset(n for n, shape in (shapes or {}).items() if shape == ())
-    if ranks is not None and drop_final_zeroings(function, ranks, numbers):
+    if ranks is not None and drop_final_zeroings(function, ranks, _numbers(shapes)):
         _to_fixed_point(function, [fold_temporaries, drop_dead_stores])
     if ranks is not None:
         run_independent_loops_forward(function, ranks)
@@ -177,7 +176,7 @@ def _passes(shapes: dict | None, ranks: dict | None, counting: bool) -> list:
     passes += [hoist_loop_invariants, share_common_subexpressions]
     if ranks is not None:
         passes.append(lambda function: drop_repeated_reads(function, ranks))
-    numbers = frozenset(n for n, shape in (shapes or {}).items() if shape == ())
+    numbers = _numbers(shapes)
     passes += [sink_zeroings, lambda function: fold_temporaries(function, numbers)]
     passes += [lambda function: merge_element_updates(function, numbers)]
     passes += [drop_dead_stores, tidy_reversed_ranges, absorb_negations]
@@ -186,6 +185,11 @@ def _passes(shapes: dict | None, ranks: dict | None, counting: bool) -> list:
     if counting:
         passes += [count_by_multiplying, merge_constant_counts]
     return passes
+
+
+def _numbers(shapes: dict | None) -> frozenset:
+    """The names the symbolic ``shapes`` say hold a number (shape ``()``)."""
+    return frozenset(n for n, shape in (shapes or {}).items() if shape == ())
 
 
 def _to_fixed_point(function: ast.FunctionDef, passes: list) -> None:
