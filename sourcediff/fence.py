@@ -263,13 +263,14 @@ def _check_for(fn: _Site, node: ast.For) -> None:
 
 
 def _iterable(it: ast.expr) -> bool:
-    """``reversed(range(...))``, or an array expression, named before the loop (its rows):
-    ``coeffs[::-1]``, ``np.flip(c)``, ``x * 2.0`` (normalize.arrays.iterate_rows)."""
+    """``reversed(range(...))``, an array expression, named before the loop (its rows):
+    ``coeffs[::-1]``, ``np.flip(c)``, ``x * 2.0`` (normalize.arrays.iterate_rows), or a
+    tuple written out (its elements: normalize.tuple_displays unrolls the loop)."""
     if reversed_range(it) is not None:
         return True
     if isinstance(it, ast.Call):
         return isinstance(it.func, ast.Attribute)  # np.flip(c), a.ravel(), not a builtin
-    return isinstance(it, (ast.Subscript, ast.BinOp, ast.UnaryOp, ast.Attribute))
+    return isinstance(it, (ast.Subscript, ast.BinOp, ast.UnaryOp, ast.Attribute, ast.Tuple))
 
 
 def _check_not_assigned_in(fn: _Site, node: ast.For, target: str) -> None:

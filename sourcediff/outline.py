@@ -63,11 +63,13 @@ def outlined(parsed: ParsedFunction) -> ParsedFunction:
     counts, sites = _call_counts(parsed)
     names = Counter(fn.name for fn in parsed.call_tree())
     taken = set(names) | set(parsed.customs())
+    given_tuples = {key for key, _ in _tuple_parameters(sites)}
     chosen = {
         key: entry[0]
         for key, entry in sites.items()
         if counts[key] >= 2
         and names[entry[0].name] == 1  # two helpers of one name (two modules) are inlined
+        and key not in given_tuples  # inlined, each element is a variable (tuple_displays)
         and _worth_outlining(entry, taken, parsed.name)
         and (counts[key] >= WRITE_BACK_CALLS or _written(entry) is None)
     }
@@ -138,6 +140,31 @@ def _worth_outlining(entry, taken: set[str], root: str) -> bool:
     if _small(helper):
         return False
     return (_single_result(helper) and _pure(helper)) or _written(entry) is not None
+
+
+def _tuple_parameters(sites) -> set[tuple[str, int]]:
+    """``(helper key, position)`` of each parameter some call gives a tuple: written out,
+    joined or kept in a name of the caller (``rhs((u, v))``, ``rhs(p + (w,))``, ``rhs(p)``),
+    or a parameter of the caller that is given one itself."""
+    from .normalize.tuples import tuple_size, tuple_variables
+
+    key_of = {id(helper.node): key for key, (helper, _, _) in sites.items()}
+    given: set[tuple[str, int]] = set()
+    while True:
+        found = set()
+        for key, (_, calls, callers) in sites.items():
+            for call, caller in zip(calls, callers):
+                params = [a.arg for a in caller.args.args]
+                sizes = tuple_variables(caller)
+                for position, arg in enumerate(call.args):
+                    passed_on = isinstance(arg, ast.Name) and arg.id in params
+                    if tuple_size(arg, sizes) is not None or (
+                        passed_on and (key_of.get(id(caller)), params.index(arg.id)) in given
+                    ):
+                        found.add((key, position))
+        if found <= given:
+            return given
+        given |= found
 
 
 def _written(entry) -> tuple[str, int] | None:

@@ -25,6 +25,7 @@ from numba.core import types as nbtypes
 from numba.extending import overload, register_jitable
 
 from . import compile as compile_stage
+from .errors import UnsupportedSyntaxError
 from .outline import rule_for
 from .rule import Rule
 from .transform.signature import fresh_call
@@ -166,7 +167,13 @@ def prepare_outlined(node, types, customs: dict) -> None:
         if not isinstance(helper, OutlinedHelper) or not _float_result(stmt, types):
             continue
         arg_types = tuple(_argument_type(a, types) for a in call.args)
-        if None not in arg_types and any(map(_is_float, arg_types)):
+        if any(_holds_floats(a, types) for a in call.args):
+            raise UnsupportedSyntaxError(  # its elements would get no adjoint
+                f"'{helper.__name__}' is called here with a tuple passed on from another "
+                "helper: pass the tuple's elements as separate arguments",
+                *getattr(stmt, "origin", ("", getattr(stmt, "lineno", 0))),
+            )
+        if any(map(_is_float, arg_types)):
             built = helper.prepare(arg_types)
             call.shape_of = built.shape_of  # read by the shape analyses
             call.shape_only = built.shape_only  # read by adjoint_terms.py
@@ -211,6 +218,17 @@ def returns_fresh(function: ast.FunctionDef) -> bool:
         return bool(found) and all(v is not None and fresh(v) for v in found)
 
     return all(fresh(value) or fresh_name(value) for value in returns)
+
+
+def _holds_floats(arg, types) -> bool:
+    """Whether ``arg`` is a tuple holding a float or a float array."""
+    if isinstance(arg, ast.Tuple):
+        return any(_holds_floats(e, types) or _is_float(_argument_type(e, types)) for e in arg.elts)
+    return (
+        isinstance(arg, ast.Name)
+        and types[arg.id].kind == "tuple"
+        and types[arg.id].dtype == "float"
+    )
 
 
 def _float_result(stmt, types) -> bool:

@@ -289,13 +289,6 @@ def uses_generator_expression(x):
 # ---------------------------------------------------------------------------
 
 
-def loops_over_tuple(x, y):
-    s = 0.0
-    for v in (x, y, 2.0):  # <- refused
-        s += v * v
-    return s
-
-
 def assigns_loop_variable(x, n):
     s = 0.0
     for i in range(n):

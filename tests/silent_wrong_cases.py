@@ -599,7 +599,7 @@ CASES = [
 ]
 
 REFUSED = [
-    (indexes_tuple_at_run_time, (1.5, 2.5, 1), "return x[i]", "constant index"),
+    (indexes_tuple_at_run_time, (1.5, 2.5, 1), "return x[i]", "known only when the code runs"),
     (gathers_with_2d_index, (np.ones(3), np.zeros((2, 2), np.int64)), "x[idx]", "1-D"),
     (writes_through_atleast_1d, (np.ones(3),), "v[0] =", "shares its memory"),
     (swaps_rows_by_tuple, (np.ones((2, 3)), 0.5), "B[0], B[1] =", "while 'B[0, :]'"),

@@ -102,7 +102,6 @@ CASES = [
     Refusal("list-comprehension", rc.uses_list_comprehension, (1.5,), "list comprehension"),
     Refusal("generator-expression", rc.uses_generator_expression, (1.5,), "generator expression"),
     # Loops.
-    Refusal("for-over-tuple", rc.loops_over_tuple, (1.5, 2.5), "for"),
     Refusal("loop-variable-assigned", rc.assigns_loop_variable, (1.5, 3), "loop variable"),
     # Expressions and statements.
     Refusal("walrus", rc.uses_walrus, (1.5,), "walrus"),

@@ -150,6 +150,11 @@ def numbers_of_a_tuple(x, c):
     return s
 
 
-def test_a_tuple_loop_rebinding_its_variable_is_refused_at_its_line():
-    with pytest.raises(sd.SourceDiffError, match=r"test_row_views\.py:147: the tuple 't'"):
-        sd.grad(numbers_of_a_tuple, argnums=(0, 1), jit=False)(1.5, 0.2)
+def test_a_tuple_loop_rebinding_its_variable_runs_once_per_element():
+    """The loop over ``t`` is unrolled (normalize/tuple_displays): each copy of ``v``
+    is its own number. f = (x + c)^2 + (2x + c)^2 + (0.5 + c)^2."""
+    x, c = 1.5, 0.2
+    expected = (2 * (x + c) + 4 * (2 * x + c), 2 * (x + c) + 2 * (2 * x + c) + 2 * (0.5 + c))
+    for jit in (False, True):
+        got = sd.grad(numbers_of_a_tuple, argnums=(0, 1), jit=jit)(x, c)
+        np.testing.assert_allclose(got, expected, rtol=1e-14)

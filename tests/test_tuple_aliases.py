@@ -49,10 +49,9 @@ def _picked_from_a_tuple_display(x0, v0):
     return np.sum(w * w) + np.sum(v * v)
 
 
-# Known and not yet mended (note of 2026-12-08): an element of a tuple built in the call's
-# argument, ``(a, t1)[0]`` or ``t5 + t6`` of two tuples once the helper is inlined, gets no
-# adjoint (the gradient with respect to x comes back 0). Strict: the test fails once mended.
-@pytest.mark.xfail(strict=True, reason="an element of a tuple built in place gets no adjoint")
+# An element of a tuple built in the call's argument, ``(a, t1)[0]`` or ``t5 + t6`` of two
+# tuples once the helper is inlined, once got no adjoint (the gradient with respect to x
+# came back 0); normalize/tuple_displays makes each element a variable.
 @pytest.mark.parametrize("func", [_picked_from_a_joined_tuple, _picked_from_a_tuple_display])
 def test_an_element_of_a_tuple_built_in_place_is_differentiated(func):
     rng = np.random.default_rng(3)

@@ -158,8 +158,11 @@ def to_var_type(numba_type) -> VarType:
         return VarType("float", str(numba_type))
     if isinstance(numba_type, types.Array):
         return VarType("array", str(numba_type.dtype), numba_type.ndim, numba_type.layout)
-    if isinstance(numba_type, types.BaseTuple):
-        return VarType("tuple")
+    if isinstance(numba_type, types.BaseTuple):  # dtype "float": it holds a float or float array
+        held = [to_var_type(t) for t in numba_type]
+        return VarType(
+            "tuple", "float" if any(t.is_float or t.dtype == "float" for t in held) else ""
+        )
     return VarType("other", str(numba_type))
 
 

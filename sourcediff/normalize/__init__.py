@@ -8,6 +8,7 @@ The passes, in order, each in its own module:
 - ``exits``: lower early ``return``, ``break`` and ``continue`` to flags;
 - ``flatten``: three-address form, canonical call names;
 - ``inline``: splice the (already normalized) helpers into their callers;
+- ``tuple_displays``: the tuples a helper was given become their elements;
 - ``versions``: name each straight-line redefinition separately;
 - ``loops``: give every loop a trip counter for the reverse sweep.
 
@@ -35,6 +36,7 @@ from .flatten import Flattener
 from .inline import inline_calls
 from .iteration import expand_enumerate_zip
 from .loops import add_trip_counters, separate_loop_variables
+from .tuple_displays import resolve_tuple_displays
 from .tuples import split_tuple_variables
 from .versions import version_straight_line
 from .view_arguments import copy_views_written_by_helpers
@@ -107,6 +109,7 @@ def _normalize_one(fn: ParsedFunction, bodies: dict, constant_names: set[str], t
     body = flattener.block(node.body)
     temps = flattener.temps
     node.body = inline_calls(body, fn, bodies, namer, temps)
+    resolve_tuple_displays(node, namer, temps)
     return node, temps, namer
 
 

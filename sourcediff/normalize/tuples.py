@@ -1,23 +1,26 @@
 """Tuple variables become one variable per element (scalar replacement of aggregates).
 
-A name bound to a tuple literal, and only unpacked, indexed with a constant or
-returned, is split into its elements, so that every later stage sees plain
-variables::
+A name every binding of which is a tuple of one length (written out, joined with
+``+``, repeated with ``*`` or sliced from such tuples) is split into its elements, so
+that every later stage sees plain variables; indexing it with a constant picks an
+element, any other read is the tuple of its elements written out::
 
-    p = (x * y, z)            p_0, p_1 = x * y, z
-    u, w = p          ->      u, w = p_0, p_1
-    s = p[1]                  s = p_1
-    return p                  return (p_0, p_1)
+    p = (x * y, z)            p_0, p_1 = (x * y, z)
+    q = p + (w,)              q_0, q_1, q_2 = (p_0, p_1, w)
+    u, v = p          ->      u, v = (p_0, p_1)
+    s = q[-1]                 s = q_2
+    return np.stack(p)        return np.stack((p_0, p_1))
 
-Any other use (a run-time index ``p[i]``, passing ``p`` to a function) is
-refused with the line: a silent zero derivative would be the alternative.
+Indexed with a value known only at run time (``p[i]``), it is written out there too:
+``tuple_displays`` unrolls the loop that gives ``i`` its values or refuses the line (a
+silent zero derivative would be the alternative), once helpers are spliced in.
 """
 
 from __future__ import annotations
 
 import ast
 
-from ..errors import UnsupportedSyntaxError
+from ..astnodes import clone
 
 
 def split_tuple_variables(fn, node: ast.FunctionDef) -> ast.FunctionDef:
@@ -25,29 +28,84 @@ def split_tuple_variables(fn, node: ast.FunctionDef) -> ast.FunctionDef:
     for name, size in tuple_variables(node).items():
         used = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
         elements = [_fresh(f"{name}_{k}", used) for k in range(size)]
-        _Split(fn, name, elements).visit(node)
+        SplitTuple({name: elements}).visit(node)
     return node
 
 
-def tuple_variables(node: ast.FunctionDef) -> dict[str, int]:
-    """Names every assignment of which is a tuple literal of one length."""
-    sizes: dict[str, set[int]] = {}
-    others: set[str] = set()
+def tuple_variables(node: ast.AST) -> dict[str, int]:
+    """Names every assignment of which is a tuple of one length, by that length."""
+    bindings: dict[str, list[ast.expr]] = {}
+    others: set[str] = set(_parameters(node))
     for stmt in ast.walk(node):
         if isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.For)):
             targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
             for target in targets:
                 if isinstance(target, ast.Name) and isinstance(stmt, ast.Assign):
-                    if isinstance(stmt.value, ast.Tuple):
-                        sizes.setdefault(target.id, set()).add(len(stmt.value.elts))
-                        continue
-                others |= {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
-    params = {a.arg for a in node.args.args}
-    return {
-        name: next(iter(found))
-        for name, found in sizes.items()
-        if len(found) == 1 and name not in others and name not in params
-    }
+                    bindings.setdefault(target.id, []).append(stmt.value)
+                else:
+                    others |= {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+    sizes: dict[str, int] = {}
+    while True:  # a join of tuples is sized once its parts are
+        found = {
+            name: {tuple_size(value, sizes) for value in values}
+            for name, values in bindings.items()
+            if name not in others and name not in sizes
+        }
+        new = {name: s.pop() for name, s in found.items() if len(s) == 1 and None not in s}
+        if not new:
+            return sizes
+        sizes |= new
+
+
+def _parameters(node: ast.AST) -> list[str]:
+    args = getattr(node, "args", None)
+    return [a.arg for a in args.args] if isinstance(args, ast.arguments) else []
+
+
+def tuple_size(expr: ast.expr, sizes: dict[str, int]) -> int | None:
+    """The length of the tuple ``expr`` builds, given the lengths of tuple names; None
+    when it is not a tuple of known length."""
+    if isinstance(expr, ast.Tuple):
+        return None if any(isinstance(e, ast.Starred) for e in expr.elts) else len(expr.elts)
+    if isinstance(expr, ast.Name):
+        return sizes.get(expr.id)
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Add):
+        left, right = tuple_size(expr.left, sizes), tuple_size(expr.right, sizes)
+        return None if left is None or right is None else left + right
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Mult):
+        for seq, times in ((expr.left, expr.right), (expr.right, expr.left)):
+            size = tuple_size(seq, sizes)
+            if size is not None and _int(times) and times.value >= 0:
+                return size * times.value
+    if isinstance(expr, ast.Subscript) and _constant_slice(expr.slice) is not None:
+        size = tuple_size(expr.value, sizes)
+        return None if size is None else len(range(size)[_constant_slice(expr.slice)])
+    return None
+
+
+def as_display(expr: ast.expr) -> ast.Tuple | None:
+    """``expr``, built of tuples written out, as one tuple written out; None otherwise.
+
+    >>> print(ast.unparse(as_display(ast.parse("((a, b) + (c,) * 2)[1:]").body[0].value)))
+    (b, c, c)
+    """
+    if isinstance(expr, ast.Tuple):
+        return None if any(isinstance(e, ast.Starred) for e in expr.elts) else expr
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Add):
+        left, right = as_display(expr.left), as_display(expr.right)
+        if left is not None and right is not None:
+            return ast.Tuple(left.elts + right.elts, ast.Load())
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Mult):
+        for seq, times in ((expr.left, expr.right), (expr.right, expr.left)):
+            display = as_display(seq)
+            if display is not None and _int(times) and times.value >= 0:
+                elts = [clone(e) for _ in range(times.value) for e in display.elts]
+                return ast.Tuple(elts, ast.Load())
+    if isinstance(expr, ast.Subscript) and _constant_slice(expr.slice) is not None:
+        display = as_display(expr.value)
+        if display is not None:
+            return ast.Tuple(display.elts[_constant_slice(expr.slice)], ast.Load())
+    return None
 
 
 def _fresh(name: str, used: set[str]) -> str:
@@ -58,52 +116,62 @@ def _fresh(name: str, used: set[str]) -> str:
     return candidate
 
 
-class _Split(ast.NodeTransformer):
-    def __init__(self, fn, name: str, elements: list[str]):
-        self.fn, self.name, self.elements = fn, name, elements
+class SplitTuple(ast.NodeTransformer):
+    """Split each tuple name of ``elements`` (name -> its element names); an index known
+    only at run time is left on the tuple written out, for ``tuple_displays`` to unroll
+    or refuse."""
 
-    def _names(self, ctx) -> ast.Tuple:
-        return ast.Tuple([ast.Name(e, ctx()) for e in self.elements], ctx())
+    def __init__(self, elements: dict[str, list[str]]):
+        self.elements = elements
+
+    def _names(self, name: str, ctx) -> ast.Tuple:
+        return ast.Tuple([ast.Name(e, ctx()) for e in self.elements[name]], ctx())
 
     def visit_Assign(self, node: ast.Assign) -> ast.Assign:
+        self.generic_visit(node)
         target = node.targets[0]
-        if isinstance(target, ast.Name) and target.id == self.name:
-            node.value = self.visit(node.value)
-            node.targets = [self._names(ast.Store)]
-            return node
-        if isinstance(node.value, ast.Name) and node.value.id == self.name:
-            if isinstance(target, ast.Tuple):
-                node.value = self._names(ast.Load)
-                return node
-        return self.generic_visit(node)
-
-    def visit_Return(self, node: ast.Return) -> ast.Return:
-        if isinstance(node.value, ast.Name) and node.value.id == self.name:
-            node.value = self._names(ast.Load)
-            return node
-        return self.generic_visit(node)
-
-    def visit_Subscript(self, node: ast.Subscript) -> ast.expr:
-        if not (isinstance(node.value, ast.Name) and node.value.id == self.name):
-            return self.generic_visit(node)
-        index = node.slice
-        if isinstance(index, ast.UnaryOp) and isinstance(index.op, ast.USub):
-            index = ast.Constant(-index.operand.value) if _int(index.operand) else index
-        if not _int(index) or not -len(self.elements) <= index.value < len(self.elements):
-            raise self._refusal(node, f"'{self.name}[...]' needs a constant index in range")
-        return ast.copy_location(ast.Name(self.elements[index.value], ast.Load()), node)
-
-    def visit_Name(self, node: ast.Name) -> ast.Name:
-        if node.id == self.name:
-            raise self._refusal(
-                node,
-                f"the tuple '{self.name}' can only be unpacked, indexed with a constant "
-                "or returned here",
-            )
+        if isinstance(target, ast.Name) and target.id in self.elements:
+            node.value = as_display(node.value)
+            node.targets = [self._names(target.id, ast.Store)]
+            node.split_tuple = True  # elements bound at once (tuple_displays sequences them)
         return node
 
-    def _refusal(self, node: ast.AST, reason: str) -> UnsupportedSyntaxError:
-        return self.fn.error(node, reason, UnsupportedSyntaxError)
+    def visit_Subscript(self, node: ast.Subscript) -> ast.expr:
+        if not (isinstance(node.value, ast.Name) and node.value.id in self.elements):
+            return self.generic_visit(node)
+        elements = self.elements[node.value.id]
+        index = constant_index(node.slice)
+        if index is not None and -len(elements) <= index < len(elements):
+            return ast.copy_location(ast.Name(elements[index], ast.Load()), node)
+        if _constant_slice(node.slice) is not None:
+            picked = elements[_constant_slice(node.slice)]
+            return ast.copy_location(
+                ast.Tuple([ast.Name(e, ast.Load()) for e in picked], ast.Load()), node
+            )
+        node.value = self._names(node.value.id, ast.Load)
+        return self.generic_visit(node)
+
+    def visit_Name(self, node: ast.Name) -> ast.expr:
+        if node.id in self.elements and isinstance(node.ctx, ast.Load):
+            return ast.copy_location(self._names(node.id, ast.Load), node)
+        return node
+
+
+def constant_index(index: ast.expr) -> int | None:
+    """The value of an integer constant index (``3``, ``-1``); None for any other."""
+    if isinstance(index, ast.UnaryOp) and isinstance(index.op, ast.USub) and _int(index.operand):
+        return -index.operand.value
+    return index.value if _int(index) else None
+
+
+def _constant_slice(index: ast.expr) -> slice | None:
+    if not isinstance(index, ast.Slice):
+        return None
+    parts = [index.lower, index.upper, index.step]
+    values = [None if p is None else constant_index(p) for p in parts]
+    if any(v is None and p is not None for v, p in zip(values, parts)) or values[2] == 0:
+        return None
+    return slice(*values)
 
 
 def _int(node: ast.expr) -> bool:

@@ -20,6 +20,7 @@ program above keeps its constructs): a helper with a guard clause whose two path
 different temporaries, called in a loop (what ``normalize/exits._guards_as_else`` turns into
 if/else), and several constant-index components of one row updated one after another in a
 loop over rows (what the optimizer merges, ``transform/updates.merge_element_updates``).
+And from a stream of their own again, tuples given to helpers (``tuples_to_helpers``).
 """
 
 from __future__ import annotations
@@ -39,6 +40,18 @@ def twice_sin(u):
     return math.sin(u)""",
     "damped": """def damped(u, rate=0.5, floor=-1.0):
     return max(u * rate, floor) + 0.1 * u""",
+    "pick_of": """def pick_of(t, k):
+    return t[k]""",
+    "weighted_parts": """def weighted_parts(t):
+    s = 0.0
+    for i in range(len(t)):
+        s += (i + 1.0) * np.sum(t[i] * t[i])
+    return s""",
+    "each_part": """def each_part(t, w):
+    s = 0.0
+    for e in t:
+        s += np.sum(np.sin(e)) * w
+    return s""",
     "early_or_late": """def early_or_late(u, w):
     if u < 0.1:
         t = u * w
@@ -76,6 +89,9 @@ def extra_construct(writer, depth: int) -> None:
         if writer.later_rng.random() < 0.35:
             writer.rng = writer.later_rng
             writer.rng.choice([guarded_helper_in_loop, row_component_updates])(writer, depth)
+        if writer.tuple_rng.random() < 0.3:
+            writer.rng = writer.tuple_rng
+            tuples_to_helpers(writer, depth)
     finally:
         writer.rng = main
 
@@ -88,6 +104,40 @@ def guarded_helper_in_loop(writer, depth: int) -> None:
     writer.emit(depth + 1, f"{writer.sum_target()} early_or_late({vec}[{k}], {writer.scalar(1)})")
     writer.extra_helpers.add("early_or_late")
     writer.tags.add("guarded_helper_in_loop")
+
+
+def tuples_to_helpers(writer, depth: int) -> None:
+    """Tuples of vectors or numbers written out, joined with ``+``, repeated with ``*`` or
+    kept in a name, given to a helper that indexes them with a constant or its loop
+    variable or loops over them (or looped over in place): what ``normalize/tuple_displays``
+    resolves into the tuples' elements."""
+    rng, k = writer.rng, extra_name(writer, "t")
+    vec, other, s = rng.choice(writer.vectors), rng.choice(writer.vectors), writer.scalar(1)
+    pair = rng.choice(
+        [f"({vec} * {s}, {other})", f"({vec} * {s},) + ({other},)", f"({other},) * 2"]
+    )
+    if rng.random() < 0.4:
+        writer.emit(depth, f"{k} = {pair}")
+        pair = rng.choice([k, f"{k} + ({vec},)", f"{k}[::-1]"])
+    form = rng.randrange(5)
+    if form == 0:
+        term = f"np.sum(pick_of({pair}, {rng.choice([0, 1, -1])}) * {vec})"
+    elif form == 1:
+        term = f"0.1 * weighted_parts({pair})"
+    elif form == 2:
+        term = f"each_part({pair}, {writer.scalar(1)})"
+    elif form == 3:
+        term = f"pick_of(({s} * {writer.scalar(1)}, {writer.scalar(1)}), {rng.randrange(2)})"
+    else:
+        e = extra_name(writer, "e")
+        writer.emit(depth, f"for {e} in {pair}:")
+        writer.emit(depth + 1, f"{writer.sum_target()} np.sum({e} * {e}) * 0.1")
+        writer.tags.add("tuples_to_helpers")
+        return
+    name = ("pick_of", "weighted_parts", "each_part", "pick_of")[form]
+    writer.extra_helpers.add(name)
+    writer.emit(depth, f"{writer.sum_target()} {term}")
+    writer.tags.add("tuples_to_helpers")
 
 
 def row_component_updates(writer, depth: int) -> None:

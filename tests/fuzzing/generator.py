@@ -243,6 +243,7 @@ class _Writer:
         self.extras = False
         self.extra_rng = random.Random(f"extras {rng.getstate()[1][:4]}")
         self.later_rng = random.Random(f"later extras {rng.getstate()[1][:4]}")
+        self.tuple_rng = random.Random(f"tuple extras {rng.getstate()[1][:4]}")
         self.extra_count = 0
         self.extra_helpers: set[str] = set()
         # Helpers called from several places (outlined by sourcediff), with gaps=True only.
