@@ -55,6 +55,7 @@ from .normalize.paired_indices import lower_paired_indices
 from .normalize.rows import hoist_invariant_rows
 from .normalize.scalarize import scalarize
 from .normalize.small_arrays import split_small_arrays
+from .normalize.tuple_displays import refuse_tuple_reads
 from .normalize.typed_calls import (
     array_abs_as_numpy,
     every_abs_as_numpy,
@@ -327,6 +328,7 @@ def typed(nf: NormalizedFunction, parsed: ParsedFunction, request: Request) -> T
     writes_through_typed_views(nf.node, types)  # row = B[i]; row *= s writes B
     complete_indices(nf.node, types)
     check_aliasing(nf.node, types, nf.filename)
+    refuse_tuple_reads(nf.node, types)
     copy_written_views(nf.node, types, nf.namer)
     read_extremes_at_index(nf.node, types, nf.namer)
     hoist_invariant_rows(nf.node, types, nf.namer, request.dims)

@@ -127,7 +127,34 @@ def called_twice(x, v):
     return _weighted((x,) * 2) + _weighted((w * v, x)) + _passed_on((v, x)) + _passed_on((x,))
 
 
-CASES = [called_twice, displayed, joined, repeated, unpacked, looped_in_helper, ends, numbers]
+def nested(x, v):
+    """A tuple of tuples: its elements are split once it is (review of 8aa9db6: zero
+    gradients, the index of ``u = t[k]`` known only once the loop is unrolled)."""
+    t = ((x * 2.0, v), (v * x, x))
+    s = np.sum(_pick(_pick(t, 0), 0))
+    for k in range(2):
+        u = t[k]
+        s += np.sum(u[0] * u[1])
+    return s
+
+
+def chained(x, v):
+    a = b = (x * 2.0, v)
+    return np.sum(a[0] * b[1])
+
+
+CASES = [
+    nested,
+    chained,
+    called_twice,
+    displayed,
+    joined,
+    repeated,
+    unpacked,
+    looped_in_helper,
+    ends,
+    numbers,
+]
 CASES += [named_and_joined, in_a_loop, indexed_by_loop, looped_in_place, swapped_in_a_loop]
 
 
@@ -165,3 +192,26 @@ def test_a_run_time_index_is_refused_at_its_line():
         UnsupportedSyntaxError, match=rf"test_tuple_displays\.py:{line}: this tuple"
     ):
         sd.grad(indexed_at_run_time, jit=False)(*_args(1))
+
+
+def _first(t, x):
+    s = 0.0
+    for k in range(len(t)):
+        s += np.sum(t[k] * x)
+        if k == 0:
+            break  # <- refused: unrolled, it would leave the caller's loop
+    return s
+
+
+def broken_off(x, v):
+    s = 0.0
+    for j in range(3):
+        s += _first((x * 2.0, v * x), x) * (j + 1.0)
+    return s
+
+
+def test_a_loop_over_a_tuple_that_breaks_is_refused():
+    """Review of 8aa9db6: unrolled, the ``break`` ended the caller's loop (value 0)."""
+    line = _first.__code__.co_firstlineno + 3
+    with pytest.raises(UnsupportedSyntaxError, match=rf"test_tuple_displays\.py:{line}: "):
+        sd.grad(broken_off, jit=False)(*_args(1))

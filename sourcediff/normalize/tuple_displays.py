@@ -50,13 +50,47 @@ MAX_UNROLLED = 64
 def resolve_tuple_displays(node: ast.FunctionDef, namer, temps: set[str]) -> None:
     """Rewrite ``node`` (in place) as in the module docstring; new temporaries of split
     temporaries join ``temps``."""
-    elements = {
-        name: [_element_name(name, k, namer, temps) for k in range(size)]
-        for name, size in tuple_variables(node).items()
-    }
-    SplitTuple(elements).visit(node)
-    node.body = _Resolver(namer, temps).block(node.body, {})
+    while True:  # a tuple of tuples: its elements are tuples once it is split and folded
+        elements = {
+            name: [_element_name(name, k, namer, temps) for k in range(size)]
+            for name, size in tuple_variables(node).items()
+        }
+        SplitTuple(elements).visit(node)
+        node.body = _Resolver(namer, temps).block(node.body, {})
+        if not elements:  # each round splits names away: this ends
+            break
     _refuse_runtime_indices(node.body)
+
+
+def refuse_tuple_reads(node: ast.FunctionDef, types) -> None:
+    """Once types are known: refuse a read out of a name holding a tuple of floats or
+    float arrays (``u = t[0]``, ``for e in t``), which no pass turned into its elements;
+    the adjoint would not reach them."""
+    for stmt in _simple_statements(node.body):
+        for sub in _own_nodes(stmt):
+            held = sub.value if isinstance(sub, ast.Subscript) else getattr(sub, "iter", None)
+            if isinstance(held, ast.Name) and held.id in types.variables:
+                known = types.variables[held.id]
+                if known.kind == "tuple" and known.dtype == "float":
+                    _refuse(stmt, f"a value is taken out of the tuple '{held.id}' here in a way "
+                            "sourcediff cannot follow: unpack the tuple, or index it with a "
+                            "constant")  # fmt: skip
+
+
+def _simple_statements(stmts: list[ast.stmt]):
+    for stmt in stmts:
+        yield stmt
+        for field in ("body", "orelse"):
+            yield from _simple_statements(getattr(stmt, field, []))
+
+
+def _own_nodes(stmt: ast.stmt) -> list[ast.AST]:
+    """The nodes of ``stmt`` itself, not of the statements it holds (a ``for`` itself)."""
+    own = [stmt]
+    for field, value in ast.iter_fields(stmt):
+        if field not in ("body", "orelse"):
+            own += _walk_field(value)
+    return own
 
 
 def _element_name(name: str, k: int, namer, temps: set[str]) -> str:
@@ -104,7 +138,9 @@ class _Resolver:
         if not (isinstance(stmt, ast.For) and isinstance(stmt.target, ast.Name)):
             return None
         k = stmt.target.id
-        if not any(_indexes_display(sub, k) for s in stmt.body for sub in ast.walk(s)):
+        if not any(_indexes_display(sub) for s in stmt.body for sub in ast.walk(s)):
+            return None
+        if any(_leaves(s) for s in stmt.body):  # copies would break out of another loop
             return None
         it = stmt.iter
         if not (_is_call(it, "range") and 1 <= len(it.args) <= 3 and not it.keywords):
@@ -264,12 +300,23 @@ def int_value(node: ast.expr, env: dict[str, int]) -> int | None:
     return None
 
 
-def _indexes_display(node: ast.AST, name: str) -> bool:
+def _indexes_display(node: ast.AST) -> bool:
+    """A tuple written out indexed with a value this pass does not know yet (the loop's
+    variable, or a temporary computed from it: ``t9 = k - 1``)."""
     return (
         isinstance(node, ast.Subscript)
         and as_display(node.value) is not None
-        and any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(node.slice))
+        and any(isinstance(n, ast.Name) for n in ast.walk(node.slice))
     )
+
+
+def _leaves(stmt: ast.stmt) -> bool:
+    """Whether ``stmt`` breaks out of (or returns from) the loop holding it."""
+    if isinstance(stmt, (ast.Break, ast.Return)):
+        return True
+    if isinstance(stmt, (ast.For, ast.While)):  # its breaks are its own
+        return any(isinstance(n, ast.Return) for s in stmt.body for n in ast.walk(s))
+    return any(_leaves(s) for field in ("body", "orelse") for s in getattr(stmt, field, []))
 
 
 def _refuse_runtime_indices(stmts: list[ast.stmt]) -> None:
@@ -278,15 +325,18 @@ def _refuse_runtime_indices(stmts: list[ast.stmt]) -> None:
             if field in ("body", "orelse"):
                 _refuse_runtime_indices(value)
                 continue
-            if not any(_is_tuple_index(sub) for sub in _walk_field(value)):
-                continue
-            filename, line = getattr(stmt, "origin", ("", getattr(stmt, "lineno", 0)))
-            raise UnsupportedSyntaxError(
-                "this tuple is indexed with a value known only when the code runs: index "
-                "it with a constant, or loop over range(len(t)) with len(t) known",
-                filename,
-                line,
-            )
+            index = next((sub for sub in _walk_field(value) if _is_tuple_index(sub)), None)
+            if index is not None and int_value(index.slice, {}) is not None:
+                _refuse(stmt, "this tuple has no element at that index")
+            if index is not None:
+                _refuse(stmt, "this tuple is indexed with a value known only when the code "
+                        "runs: index it with a constant, or loop over range(len(t)) with "
+                        "len(t) known and no break or return in the loop")  # fmt: skip
+
+
+def _refuse(stmt: ast.stmt, reason: str) -> None:
+    filename, line = getattr(stmt, "origin", ("", getattr(stmt, "lineno", 0)))
+    raise UnsupportedSyntaxError(reason, filename, line)
 
 
 def _walk_field(value) -> list[ast.AST]:

@@ -40,7 +40,8 @@ def tuple_variables(node: ast.AST) -> dict[str, int]:
         if isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.For)):
             targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
             for target in targets:
-                if isinstance(target, ast.Name) and isinstance(stmt, ast.Assign):
+                single = isinstance(stmt, ast.Assign) and len(stmt.targets) == 1  # not a = b = ..
+                if isinstance(target, ast.Name) and single:
                     bindings.setdefault(target.id, []).append(stmt.value)
                 else:
                     others |= {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
