@@ -202,8 +202,8 @@ def test_offset_diagonals(jit):
     x = np.array([0.3, -0.7, 1.1, 0.5])
     for policy in ("store", "recompute") if not jit else ("auto",):
         assert_gradient_matches(tridiagonal, (x, 0.4), (0, 1), policy, jit)
-    grad_x, grad_c = sd.grad(tridiagonal, argnums=(0, 1))(x, 0.4)
-    _, tangent = sd.jvp(tridiagonal, (x, 0.4), (np.ones(4), 1.0))
+    grad_x, grad_c = sd.grad(tridiagonal, argnums=(0, 1), jit=jit)(x, 0.4)
+    _, tangent = sd.jvp(tridiagonal, (x, 0.4), (np.ones(4), 1.0), jit=jit)
     assert tangent == pytest.approx(np.sum(grad_x) + grad_c, rel=1e-12)
 
 

@@ -1,7 +1,6 @@
 """The second half of the in-suite fuzz sample (see tests/test_fuzz.py): each program
 differentiated as plain Python with the verifier on, under one of the policies (rotating
-with its place in the sample; two for the extras and outlined samples)
-or all four with ``SOURCEDIFF_FULL_SUITE=1`` (tests/scope.py)."""
+with its place in the sample) or all four with ``SOURCEDIFF_FULL_SUITE=1`` (tests/scope.py)."""
 
 import pytest
 from fuzz_support import EXTRA_SAMPLE, GAP_SAMPLE, OUTLINE_SAMPLE, SAMPLE, folder, run_program
@@ -28,9 +27,9 @@ def test_generated_program_with_its_own_stream_constructs(seed, folder, monkeypa
 @pytest.mark.parametrize("seed", OUTLINE_SAMPLE)
 def test_generated_program_calling_outlined_helpers(seed, folder, monkeypatch):
     """Programs calling helpers from several places (outlined: their own vjps are called),
-    under two policies, rotating (three programs; every policy in the full suite)."""
+    under one policy, rotating (three programs; every policy in the full suite)."""
     monkeypatch.setenv("SOURCEDIFF_VERIFY", "1")
-    chosen = policy_share(policies(), OUTLINE_SAMPLE.index(seed))
+    chosen = policy_share(policies(), OUTLINE_SAMPLE.index(seed), share=1)
     run_program(seed, folder, False, chosen, gaps=True)
 
 
@@ -38,7 +37,7 @@ def test_generated_program_calling_outlined_helpers(seed, folder, monkeypatch):
 def test_generated_program_with_the_extras_stream(seed, folder, monkeypatch):
     """Programs with the constructs of tests/fuzzing/extras.py (``extras=True``)."""
     monkeypatch.setenv("SOURCEDIFF_VERIFY", "1")
-    chosen = policy_share(policies(), EXTRA_SAMPLE.index(seed))
+    chosen = policy_share(policies(), EXTRA_SAMPLE.index(seed), share=1)
     run_program(seed, folder, False, chosen, extras=True)
 
 
