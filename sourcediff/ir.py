@@ -70,6 +70,24 @@ def index_names(subscript: ast.Subscript) -> set[str]:
     return {n.id for n in ast.walk(subscript.slice) if isinstance(n, ast.Name)}
 
 
+def loop_variables(tree: ast.AST, over_range: bool = False) -> frozenset[str]:
+    """The variables of the ``for`` loops in ``tree`` (of those over ``range(...)`` only,
+    with ``over_range``).
+
+    >>> sorted(loop_variables(ast.parse("for i in range(3):\\n    for e in x: pass")))
+    ['e', 'i']
+    >>> sorted(loop_variables(ast.parse("for i in range(3):\\n    for e in x: pass"), True))
+    ['i']
+    """
+    return frozenset(
+        node.target.id
+        for node in ast.walk(tree)
+        if isinstance(node, ast.For)
+        and isinstance(node.target, ast.Name)
+        and (not over_range or is_call(node.iter, "range"))
+    )
+
+
 def outermost_loops(stmts: list[ast.stmt]):
     """The loops of ``stmts`` not inside another loop (those inside branches included)."""
     for stmt in stmts:

@@ -50,7 +50,7 @@ def choose_recomputed(
     needed = (set().union(*reads.values()) if reads else set()) | set(fixed)
     candidates: dict[str, ast.Assign] = {}
     positions: dict[str, tuple[list, int]] = {}
-    in_loops = _assigned_in_loops(node.body, False) - _loop_targets(node)
+    in_loops = _assigned_in_loops(node.body, False) - ir.loop_variables(node)
     read_only = _read_only_arrays(node, arrays)
     for key, names in (restorable or {}).items():
         read_only[key] = read_only.get(key, frozenset()) | names
@@ -166,11 +166,6 @@ def _free(name: str, in_loops: set[str], needed: set[str], chosen, candidates) -
     return name not in in_loops or name in needed
 
 
-def _loop_targets(node: ast.FunctionDef) -> set[str]:
-    """``for`` variables: the reverse loop recomputes them, so reading them is free."""
-    return {s.target.id for s in walk(node) if isinstance(s, ast.For)}
-
-
 def _target(stmt: ast.stmt) -> str:
     if isinstance(stmt, ast.Assign) and isinstance(stmt.targets[0], ast.Name):
         return stmt.targets[0].id
@@ -268,7 +263,7 @@ def steady_values(node: ast.FunctionDef, temps: set[str], given=frozenset(), arr
     bound = binding_counts(node)
     params = {a.arg for a in node.args.args if bound.get(a.arg) == 1}
     kept = {_target(s) for s in node.body if bound.get(_target(s)) == 1}
-    steady = ((params | kept) - set(arrays) - {""}) | _loop_targets(node) | set(given)
+    steady = ((params | kept) - set(arrays) - {""}) | ir.loop_variables(node) | set(given)
     found: set[str] = set()
     definitions = [
         s for s in walk(node) if isinstance(s, ast.Assign) and _target(s) in temps - kept

@@ -243,14 +243,14 @@ def drop_final_zeroings(function: ast.FunctionDef, ranks: dict, numbers=frozense
     """
     if any(isinstance(node, INNER_SCOPES) for node in walk(function)[1:]):
         return False  # a lambda may read the buffer when it is called, later
-    integers = frozenset(numbers) | _range_variables(function)
+    integers = frozenset(numbers) | ir.loop_variables(function, over_range=True)
     body, private, removed = function.body, _private_buffers(function, ranks, integers), False
     for index in range(len(body) - 1, -1, -1):
         zeroed = _zeroed_arrays(body[index], integers)
         if not zeroed or not zeroed <= private:
             continue
         later = set().union(*(_mentioned(stmt) for stmt in body[index + 1 :]))
-        if zeroed & later or _loop_targets(body[index]) & later:
+        if zeroed & later or ir.loop_variables(body[index]) & later:
             continue
         del body[index]
         removed = True
@@ -354,22 +354,6 @@ def _element_use(name: ast.Name, parents: dict, rank, integers: frozenset) -> bo
     return one and all(_integer_arithmetic(part, integers) for part in parts)
 
 
-def _range_variables(function: ast.FunctionDef) -> frozenset:
-    """The variables of the function's ``for ... in range(...)`` loops."""
-    return frozenset(
-        node.target.id
-        for node in walk(function)
-        if isinstance(node, ast.For)
-        and isinstance(node.target, ast.Name)
-        and ir.is_call(node.iter, "range")
-    )
-
-
 def _mentioned(stmt: ast.stmt) -> set[str]:
     """Every name ``stmt`` reads or binds."""
     return {n.id for n in walk(stmt) if isinstance(n, ast.Name)}
-
-
-def _loop_targets(stmt: ast.stmt) -> set[str]:
-    """The variables of ``stmt``'s loops (their last values outlive the loops)."""
-    return {n.target.id for n in walk(stmt) if isinstance(n, ast.For)}
