@@ -169,6 +169,8 @@ def to_var_type(numba_type) -> VarType:
 def _merge(old: VarType | None, new: VarType) -> VarType:
     if old is None or old == new:
         return new
+    if old.kind == new.kind == "tuple":  # holding a float in any of its bindings
+        return VarType("tuple", "float" if "float" in (old.dtype, new.dtype) else "")
     if "float" in (old.kind, new.kind) and {old.kind, new.kind} <= {"float", "int", "bool"}:
         return old if old.kind == "float" else new
     return old if old.kind != "other" else new
