@@ -215,3 +215,22 @@ def test_a_loop_over_a_tuple_that_breaks_is_refused():
     line = _first.__code__.co_firstlineno + 3
     with pytest.raises(UnsupportedSyntaxError, match=rf"test_tuple_displays\.py:{line}: "):
         sd.grad(broken_off, jit=False)(*_args(1))
+
+
+def _set_first(t, c):
+    e = t[0]
+    e[1] = c  # <- refused: a write through the tuple
+    return 0.0
+
+
+def written_through(x, v):
+    a = x * 1.0
+    z = _set_first((a, v), x[0] * x[2])
+    return np.sum(a * x) + z
+
+
+def test_a_write_through_a_tuple_is_refused_as_such():
+    """Review of 8aa9db6: refused, but as an index known only at run time."""
+    line = _set_first.__code__.co_firstlineno + 2
+    with pytest.raises(UnsupportedSyntaxError, match=rf"\.py:{line}: this writes into an array"):
+        sd.grad(written_through, jit=False)(*_args(1))

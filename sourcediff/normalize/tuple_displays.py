@@ -326,6 +326,9 @@ def _refuse_runtime_indices(stmts: list[ast.stmt]) -> None:
                 _refuse_runtime_indices(value)
                 continue
             index = next((sub for sub in _walk_field(value) if _is_tuple_index(sub)), None)
+            if index is not None and not isinstance(index.ctx, ast.Load):
+                _refuse(stmt, "this writes into an array through the tuple holding it (a "
+                        "helper's parameter): write into the array by its own name")  # fmt: skip
             if index is not None and int_value(index.slice, {}) is not None:
                 _refuse(stmt, "this tuple has no element at that index")
             if index is not None:
