@@ -149,13 +149,15 @@ def _tuple_parameters(sites) -> set[tuple[str, int]]:
     from .normalize.tuples import tuple_size, tuple_variables
 
     key_of = {id(helper.node): key for key, (helper, _, _) in sites.items()}
+    callers = {id(c): c for _, _, cs in sites.values() for c in cs}
+    sizes_in = {caller: tuple_variables(node) for caller, node in callers.items()}
     given: set[tuple[str, int]] = set()
     while True:
         found = set()
-        for key, (_, calls, callers) in sites.items():
-            for call, caller in zip(calls, callers):
+        for key, (_, calls, callers_of) in sites.items():
+            for call, caller in zip(calls, callers_of):
                 params = [a.arg for a in caller.args.args]
-                sizes = tuple_variables(caller)
+                sizes = sizes_in[id(caller)]
                 for position, arg in enumerate(call.args):
                     passed_on = isinstance(arg, ast.Name) and arg.id in params
                     if tuple_size(arg, sizes) is not None or (

@@ -234,3 +234,24 @@ def test_a_write_through_a_tuple_is_refused_as_such():
     line = _set_first.__code__.co_firstlineno + 2
     with pytest.raises(UnsupportedSyntaxError, match=rf"\.py:{line}: this writes into an array"):
         sd.grad(written_through, jit=False)(*_args(1))
+
+
+def test_a_read_out_of_a_tuple_of_floats_left_whole_is_refused():
+    """The types-stage net (refuse_tuple_reads): no construct found reaches it, so it is
+    checked on a tuple name the passes left whole, as Numba would type it."""
+    import ast
+
+    from numba.core import types as nb
+
+    from sourcediff.analysis.types import TypeTable, VarType, _merge, to_var_type
+    from sourcediff.normalize.tuple_displays import refuse_tuple_reads
+
+    floats = to_var_type(nb.Tuple((nb.float64[:], nb.int64)))
+    ints = to_var_type(nb.UniTuple(nb.int64, 2))
+    assert (floats, ints) == (VarType("tuple", "float"), VarType("tuple", ""))
+    assert _merge(ints, floats) == floats  # a float in any binding counts
+    node = ast.parse("def f(t, s):\n    u = s[0]\n    for e in t:\n        u = e\n").body[0]
+    node.body[1].origin = ("model.py", 7)
+    refuse_tuple_reads(node, TypeTable({"t": ints, "s": ints, "u": ints}, ints))
+    with pytest.raises(UnsupportedSyntaxError, match=r"model\.py:7: a value is taken out of"):
+        refuse_tuple_reads(node, TypeTable({"t": floats, "s": ints, "u": ints}, ints))

@@ -43,19 +43,6 @@ def _base(value: ast.expr, types: TypeTable) -> str:
     return ""
 
 
-def _picked(value: ast.expr, types: TypeTable) -> set[str]:
-    """The names an array value may share memory with: ``_base``'s, or for an element of a
-    tuple written out, ``(a, t1)[0]``, that element's (any element's, at an index not
-    known)."""
-    if isinstance(value, ast.Subscript) and isinstance(value.value, ast.Tuple):
-        elts, index = value.value.elts, value.slice
-        if isinstance(index, ast.Constant) and type(index.value) is int:
-            if -len(elts) <= index.value < len(elts):
-                return {_base(elts[index.value], types)}
-        return {_base(e, types) for e in elts}
-    return {_base(value, types)}
-
-
 def _held(value: ast.expr, types: TypeTable) -> set[str]:
     """The names whose arrays a tuple value may hold: ``(a, b[1:])``, ``t5 + t6`` of two
     tuples (or a tuple repeated), another tuple's name."""
@@ -198,7 +185,7 @@ class _MayAlias:
         if kind == "tuple":  # a tuple shares the memory of the arrays it holds
             bases = _held(value, self.types)
         else:
-            bases = _picked(value, self.types) if kind == "array" else set()
+            bases = {_base(value, self.types)} if kind == "array" else set()
         bases.discard("")
         if target in bases:
             return state  # a = a[1:]: still the memory it shared

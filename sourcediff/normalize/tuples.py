@@ -66,44 +66,35 @@ def _parameters(node: ast.AST) -> list[str]:
 def tuple_size(expr: ast.expr, sizes: dict[str, int]) -> int | None:
     """The length of the tuple ``expr`` builds, given the lengths of tuple names; None
     when it is not a tuple of known length."""
-    if isinstance(expr, ast.Tuple):
-        return None if any(isinstance(e, ast.Starred) for e in expr.elts) else len(expr.elts)
-    if isinstance(expr, ast.Name):
-        return sizes.get(expr.id)
-    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Add):
-        left, right = tuple_size(expr.left, sizes), tuple_size(expr.right, sizes)
-        return None if left is None or right is None else left + right
-    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Mult):
-        for seq, times in ((expr.left, expr.right), (expr.right, expr.left)):
-            size = tuple_size(seq, sizes)
-            if size is not None and _int(times) and times.value >= 0:
-                return size * times.value
-    if isinstance(expr, ast.Subscript) and _constant_slice(expr.slice) is not None:
-        size = tuple_size(expr.value, sizes)
-        return None if size is None else len(range(size)[_constant_slice(expr.slice)])
-    return None
+    placeholders = {name: [ast.Constant(None)] * size for name, size in sizes.items()}
+    display = as_display(expr, placeholders)
+    return None if display is None else len(display.elts)
 
 
-def as_display(expr: ast.expr) -> ast.Tuple | None:
-    """``expr``, built of tuples written out, as one tuple written out; None otherwise.
+def as_display(expr: ast.expr, named: dict | None = None) -> ast.Tuple | None:
+    """``expr``, built of tuples written out (and of the names ``named`` gives elements),
+    as one tuple written out; None otherwise.
 
     >>> print(ast.unparse(as_display(ast.parse("((a, b) + (c,) * 2)[1:]").body[0].value)))
     (b, c, c)
     """
+    named = named or {}
+    if isinstance(expr, ast.Name) and expr.id in named:
+        return ast.Tuple(list(named[expr.id]), ast.Load())
     if isinstance(expr, ast.Tuple):
         return None if any(isinstance(e, ast.Starred) for e in expr.elts) else expr
     if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Add):
-        left, right = as_display(expr.left), as_display(expr.right)
+        left, right = as_display(expr.left, named), as_display(expr.right, named)
         if left is not None and right is not None:
             return ast.Tuple(left.elts + right.elts, ast.Load())
     if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Mult):
         for seq, times in ((expr.left, expr.right), (expr.right, expr.left)):
-            display = as_display(seq)
+            display = as_display(seq, named)
             if display is not None and _int(times) and times.value >= 0:
                 elts = [clone(e) for _ in range(times.value) for e in display.elts]
                 return ast.Tuple(elts, ast.Load())
     if isinstance(expr, ast.Subscript) and _constant_slice(expr.slice) is not None:
-        display = as_display(expr.value)
+        display = as_display(expr.value, named)
         if display is not None:
             return ast.Tuple(display.elts[_constant_slice(expr.slice)], ast.Load())
     return None
